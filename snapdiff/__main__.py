@@ -1,0 +1,9 @@
+"""`python -m snapdiff`: the same as the `snapdiff` command."""
+
+from __future__ import annotations
+
+import sys
+
+from .cli import main
+
+sys.exit(main())

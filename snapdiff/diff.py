@@ -1,0 +1,222 @@
+"""Match two snapshots by (tag, hash) and classify every change (SPEC section 2)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+from .model import (
+    Bump,
+    FieldChange,
+    PackageChange,
+    Page,
+    Report,
+    Side,
+    Snapshot,
+    Spec,
+    SpecChange,
+    StackChange,
+    Summary,
+)
+from .versions import bump_kind, sort_versions, version_key
+
+__all__ = ["diff_snapshots"]
+
+Key = tuple[str, str]  # (tag, name)
+# (tag, hash) -> (package name, spec), over the pages whose content differs between the sides
+HashIndex = dict[Key, tuple[str, Spec]]
+_COMPARED_FIELDS = tuple(f for f in Spec._fields if f not in ("hash", "stacks"))
+
+
+def _relabel(pages: Mapping[Key, Page], tag: str) -> dict[Key, Page]:
+    """Release to release: the single tag of a side becomes a label, not part of identity."""
+    return {(tag, name): page for (_, name), page in pages.items()}
+
+
+def _index(pages: Mapping[Key, Page], keys: Iterable[Key]) -> HashIndex:
+    index: HashIndex = {}
+    for key in keys:
+        page = pages.get(key)
+        if page is not None:
+            for spec in page.specs:
+                index[(key[0], spec.hash)] = (key[1], spec)
+    return index
+
+
+def _stack_set(specs: Iterable[Spec]) -> set[str]:
+    return {stack for spec in specs for stack in spec.stacks}
+
+
+def _spec_change(old_name: str, old: Spec, new_name: str, new: Spec) -> SpecChange | None:
+    """How one hash differs between the sides, or None when its normalised fields are equal."""
+    if old == new and old_name == new_name:
+        return None
+    fields = [
+        FieldChange(name, getattr(old, name), getattr(new, name))
+        for name in _COMPARED_FIELDS
+        if getattr(old, name) != getattr(new, name)
+    ]
+    if old_name != new_name:
+        fields.insert(0, FieldChange("package", old_name, new_name))
+    old_stacks, new_stacks = set(old.stacks), set(new.stacks)
+    return SpecChange(
+        new.hash,
+        tuple(sorted(new_stacks - old_stacks)),
+        tuple(sorted(old_stacks - new_stacks)),
+        tuple(fields),
+    )
+
+
+def _bump(old_versions: list[str], new_versions: list[str]) -> Bump | None:
+    """The change of the highest version, when both sides have one and it moved."""
+    if not old_versions or not new_versions:
+        return None
+    old, new = old_versions[-1], new_versions[-1]
+    old_key, new_key = version_key(old), version_key(new)
+    if old_key == new_key:
+        return None
+    kind = "upgrade" if new_key > old_key else "downgrade"
+    return Bump(old, new, kind, bump_kind(old, new))
+
+
+def _package_change(
+    key: Key, old: Page | None, new: Page | None, old_index: HashIndex, new_index: HashIndex
+) -> PackageChange | None:
+    """The change of one package whose page content differs, or None if it is only byte noise."""
+    tag, name = key
+    old_specs = old.specs if old else ()
+    new_specs = new.specs if new else ()
+    added = [s.hash for s in new_specs if (tag, s.hash) not in old_index]
+    removed = [s.hash for s in old_specs if (tag, s.hash) not in new_index]
+    changed = []
+    for spec in new_specs:
+        before = old_index.get((tag, spec.hash))
+        if before is not None:
+            change = _spec_change(before[0], before[1], name, spec)
+            if change is not None:
+                changed.append(change)
+    if old is not None and new is not None and not (added or removed or changed):
+        return None
+    old_set = {v for s in old_specs for v in s.versions}
+    new_set = {v for s in new_specs for v in s.versions}
+    versions_old, versions_new = sort_versions(old_set), sort_versions(new_set)
+    stacks_old, stacks_new = _stack_set(old_specs), _stack_set(new_specs)
+    return PackageChange(
+        tag=tag,
+        name=name,
+        status="added" if old is None else "removed" if new is None else "changed",
+        versions_old=tuple(versions_old),
+        versions_new=tuple(versions_new),
+        versions_added=tuple(v for v in versions_new if v not in old_set),
+        versions_removed=tuple(v for v in versions_old if v not in new_set),
+        bump=_bump(versions_old, versions_new) if old and new else None,
+        specs_added=tuple(sorted(added)),
+        specs_removed=tuple(sorted(removed)),
+        specs_changed=tuple(changed),
+        stacks_added=tuple(sorted(stacks_new - stacks_old)),
+        stacks_removed=tuple(sorted(stacks_old - stacks_new)),
+    )
+
+
+Coverage = dict[Key, tuple[int, set[str]]]  # (tag, stack) -> (spec count, package names)
+
+
+def _coverage(pages: Mapping[Key, Page], memo: dict[str, Counter[str]]) -> Coverage:
+    """Spec count and package set of every (tag, stack); per-page counts shared via memo."""
+    counts: Counter[Key] = Counter()
+    packages: dict[Key, set[str]] = {}
+    for (tag, name), page in pages.items():
+        page_counts = memo.get(page.digest)
+        if page_counts is None:
+            page_counts = Counter(stack for spec in page.specs for stack in spec.stacks)
+            memo[page.digest] = page_counts
+        for stack, count in page_counts.items():
+            counts[(tag, stack)] += count
+            packages.setdefault((tag, stack), set()).add(name)
+    return {key: (counts[key], packages[key]) for key in counts}
+
+
+def _stack_changes(before: Coverage, after: Coverage) -> list[StackChange]:
+    """Every (tag, stack) whose spec count or package set differs."""
+    changes = []
+    for key in sorted(before.keys() | after.keys()):
+        old_count, old_pkgs = before.get(key, (0, set()))
+        new_count, new_pkgs = after.get(key, (0, set()))
+        if old_count == new_count and old_pkgs == new_pkgs:
+            continue
+        status = "added" if key not in before else "removed" if key not in after else "changed"
+        gained, lost = sorted(new_pkgs - old_pkgs), sorted(old_pkgs - new_pkgs)
+        changes.append(
+            StackChange(key[0], key[1], status, old_count, new_count, tuple(gained), tuple(lost))
+        )
+    return changes
+
+
+def _summary(packages: list[PackageChange], stacks: list[StackChange]) -> Summary:
+    status = Counter(p.status for p in packages)
+    bumps = Counter(p.bump.kind for p in packages if p.bump)
+    stack_status = Counter(s.status for s in stacks)
+    return Summary(
+        packages_added=status["added"],
+        packages_removed=status["removed"],
+        packages_changed=status["changed"],
+        specs_added=sum(len(p.specs_added) for p in packages),
+        specs_removed=sum(len(p.specs_removed) for p in packages),
+        specs_changed=sum(len(p.specs_changed) for p in packages),
+        version_bumps=bumps["upgrade"],
+        version_downgrades=bumps["downgrade"],
+        stacks_added=stack_status["added"],
+        stacks_removed=stack_status["removed"],
+        stacks_changed=stack_status["changed"],
+    )
+
+
+def _side(snapshot: Snapshot, coverage: Coverage) -> Side:
+    return Side(
+        snapshot.source,
+        snapshot.tags,
+        len(snapshot.pages),
+        snapshot.spec_count,
+        len(coverage),
+        snapshot.commit,
+        snapshot.date,
+    )
+
+
+def diff_snapshots(old: Snapshot, new: Snapshot) -> Report:
+    """Compare two snapshots: every package, spec and stack added, removed or changed."""
+    old_pages: Mapping[Key, Page] = old.pages
+    if len(old.tags) == 1 and len(new.tags) == 1 and old.tags != new.tags:
+        old_pages = _relabel(old.pages, new.tags[0])
+    new_pages = new.pages
+    differing = [
+        key
+        for key in sorted(old_pages.keys() | new_pages.keys())
+        if key not in old_pages
+        or key not in new_pages
+        or old_pages[key].digest != new_pages[key].digest
+    ]
+    old_index, new_index = _index(old_pages, differing), _index(new_pages, differing)
+    packages = [
+        change
+        for key in differing
+        if (
+            change := _package_change(
+                key, old_pages.get(key), new_pages.get(key), old_index, new_index
+            )
+        )
+        is not None
+    ]
+    memo: dict[str, Counter[str]] = {}
+    before, after = _coverage(old_pages, memo), _coverage(new_pages, memo)
+    stacks = _stack_changes(before, after)
+    warnings = tuple(sorted(set(old.warnings) | set(new.warnings)))
+    summary = _summary(packages, stacks)
+    return Report(
+        _side(old, before),
+        _side(new, after),
+        summary,
+        tuple(packages),
+        tuple(stacks),
+        warnings,
+    )

@@ -1,0 +1,197 @@
+"""Typed records passed between the stages: specs, pages, snapshots and the report. No I/O."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+__all__ = [
+    "Bump",
+    "FieldChange",
+    "Page",
+    "PackageChange",
+    "Report",
+    "Side",
+    "Snapshot",
+    "Spec",
+    "SpecChange",
+    "StackChange",
+    "Summary",
+]
+
+SCHEMA_VERSION = 1
+
+
+class Spec(NamedTuple):
+    """One prebuilt spec, normalised: sets are sorted tuples, `@=` is `@`, `tarball` dropped.
+
+    A NamedTuple rather than a frozen dataclass: a catalogue holds ~420,000 of them per side and
+    tuple construction is several times cheaper; equality is plain tuple equality.
+    """
+
+    hash: str
+    versions: tuple[str, ...]
+    compiler: str
+    os: str
+    platform: str
+    target: str
+    variants: tuple[str, ...]
+    stacks: tuple[str, ...]
+    size: str | int | float | None
+    extra: tuple[tuple[str, str], ...]  # other keys as (name, canonical JSON), sorted
+
+    def configuration(self) -> tuple[str, str, str, str, tuple[str, ...]]:
+        """What pairs a removed spec with an added one: os, platform, target, compiler, variants."""
+        return (self.os, self.platform, self.target, self.compiler, self.variants)
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One catalogue page: the specs of one package under one cache tag."""
+
+    tag: str
+    name: str
+    source: str  # where it was read from, for messages
+    digest: str  # identity of the raw content (blob id or byte hash): equal digest, equal page
+    specs: tuple[Spec, ...]  # sorted by hash
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """Every page of one side of a diff, keyed by (tag, package name)."""
+
+    source: str
+    pages: Mapping[tuple[str, str], Page]
+    commit: str | None = None  # short commit id, for git revisions
+    date: str | None = None  # commit date (ISO 8601), for git revisions
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """The cache tags present, sorted."""
+        return tuple(sorted({tag for tag, _ in self.pages}))
+
+    @property
+    def spec_count(self) -> int:
+        """How many specs the snapshot holds."""
+        return sum(len(page.specs) for page in self.pages.values())
+
+
+@dataclass(frozen=True, slots=True)
+class Side:
+    """What the report says about one input."""
+
+    source: str
+    tags: tuple[str, ...]
+    packages: int
+    specs: int
+    stacks: int
+    commit: str | None = None
+    date: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Bump:
+    """A change of a package's highest version."""
+
+    old: str
+    new: str
+    kind: str  # "upgrade" | "downgrade"
+    size: str  # "major" | "minor" | "patch" | "other"
+
+
+@dataclass(frozen=True, slots=True)
+class FieldChange:
+    """One normalised field, other than stacks, that differs for the same hash."""
+
+    name: str
+    old: object
+    new: object
+
+
+@dataclass(frozen=True, slots=True)
+class SpecChange:
+    """A spec present on both sides (same tag and hash) whose normalised fields differ."""
+
+    hash: str
+    stacks_added: tuple[str, ...]
+    stacks_removed: tuple[str, ...]
+    fields: tuple[FieldChange, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class PackageChange:
+    """A package added, removed or changed."""
+
+    tag: str
+    name: str
+    status: str  # "added" | "removed" | "changed"
+    versions_old: tuple[str, ...]
+    versions_new: tuple[str, ...]
+    versions_added: tuple[str, ...]
+    versions_removed: tuple[str, ...]
+    bump: Bump | None
+    specs_added: tuple[str, ...]
+    specs_removed: tuple[str, ...]
+    specs_changed: tuple[SpecChange, ...]
+    stacks_added: tuple[str, ...]
+    stacks_removed: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StackChange:
+    """Coverage of one (tag, stack) that appeared, disappeared or changed."""
+
+    tag: str
+    name: str
+    status: str  # "added" | "removed" | "changed"
+    specs_old: int
+    specs_new: int
+    packages_gained: tuple[str, ...]
+    packages_lost: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """Counts of every kind of change."""
+
+    packages_added: int
+    packages_removed: int
+    packages_changed: int
+    specs_added: int
+    specs_removed: int
+    specs_changed: int
+    version_bumps: int
+    version_downgrades: int
+    stacks_added: int
+    stacks_removed: int
+    stacks_changed: int
+
+    @property
+    def total(self) -> int:
+        """Number of changed packages, specs and stacks: zero means no change at all."""
+        return (
+            self.packages_added
+            + self.packages_removed
+            + self.packages_changed
+            + self.specs_added
+            + self.specs_removed
+            + self.specs_changed
+            + self.stacks_added
+            + self.stacks_removed
+            + self.stacks_changed
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """Everything snapdiff concluded about two snapshots; every output is rendered from it."""
+
+    old: Side
+    new: Side
+    summary: Summary
+    packages: tuple[PackageChange, ...]
+    stacks: tuple[StackChange, ...]
+    warnings: tuple[str, ...] = field(default=())
+    schema_version: int = SCHEMA_VERSION

@@ -1,0 +1,69 @@
+"""Spack version order (SPEC section 3): parse a version string into a sort key."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from functools import lru_cache
+
+__all__ = ["bump_kind", "highest", "sort_versions", "version_key"]
+
+_TOKEN = re.compile(r"[0-9]+|[a-zA-Z]+")
+# Infinity words beat every number; later in this tuple is higher.
+_INFINITY = ("stable", "nightly", "trunk", "head", "master", "main", "develop")
+_INFINITY_RANK = {word: rank for rank, word in enumerate(_INFINITY)}
+_PRERELEASE = {"alpha": 0, "beta": 1, "rc": 2}
+_RELEASE = (3, 0)  # sorts after every (pre-release kind, number)
+
+# A component key is (class, value): strings < numbers < infinity words.
+_Component = tuple[int, int | str]
+VersionKey = tuple[tuple[_Component, ...], tuple[int, int], int]
+
+
+def _component(token: str) -> _Component:
+    if token.isdigit():
+        return (1, int(token))
+    rank = _INFINITY_RANK.get(token)
+    if rank is not None:
+        return (2, rank)
+    return (0, token)
+
+
+@lru_cache(maxsize=65536)
+def version_key(version: str) -> VersionKey:
+    """Sort key of one version string in Spack order: compare keys, never strings."""
+    is_git_ref = 0
+    if "=" in version:
+        version = version.split("=", 1)[1]
+        is_git_ref = 1
+    tokens = _TOKEN.findall(version)
+    prerelease = _RELEASE
+    if len(tokens) >= 2 and tokens[-1] in _PRERELEASE:
+        prerelease = (_PRERELEASE[tokens[-1]], 0)
+        tokens = tokens[:-1]
+    elif len(tokens) >= 3 and tokens[-1].isdigit() and tokens[-2] in _PRERELEASE:
+        prerelease = (_PRERELEASE[tokens[-2]], int(tokens[-1]))
+        tokens = tokens[:-2]
+    return (tuple(_component(t) for t in tokens), prerelease, is_git_ref)
+
+
+def sort_versions(versions: Iterable[str]) -> list[str]:
+    """Versions ascending in Spack order; equal versions keep a stable order by spelling."""
+    return sorted(versions, key=lambda v: (version_key(v), v))
+
+
+def highest(versions: Iterable[str]) -> str | None:
+    """The highest version in Spack order, or None for no versions."""
+    ordered = sort_versions(versions)
+    return ordered[-1] if ordered else None
+
+
+def bump_kind(old: str, new: str) -> str:
+    """Size of a version change: major, minor or patch (first differing component), else other."""
+    old_parts, new_parts = version_key(old)[0], version_key(new)[0]
+    for index, (a, b) in enumerate(zip(old_parts, new_parts)):
+        if a != b:
+            if a[0] == b[0] == 1 and index < 3:
+                return ("major", "minor", "patch")[index]
+            return "other"
+    return "other"

@@ -1,0 +1,183 @@
+"""Loading pages: both generations, both layouts, which files are pages, and bad input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from pagegen import HISTORY, SEEDS, load_real, page_text, spec, write_page
+
+from snapdiff.errors import InputError
+from snapdiff.sources import load_snapshot
+from snapdiff.sources.pages import blob_digest, is_page, parse_page
+
+
+def parse(path: Path) -> tuple[object, list[str]]:
+    data = path.read_bytes()
+    return parse_page(data, str(path), blob_digest(data))
+
+
+@pytest.mark.parametrize("path", HISTORY + SEEDS, ids=lambda p: p.parent.name + "/" + p.name)
+def test_real_pages_of_both_generations_load(path: Path) -> None:
+    title, tag, meta, details = load_real(path)
+    page, warnings = parse_page(path.read_bytes(), str(path), "x")
+    assert (page.name, page.tag) == (title, tag)
+    assert [s.hash for s in page.specs] == sorted(d["hash"] for d in details)
+    assert len(page.specs) == meta["num_specs"]
+    assert warnings == []
+    for entry, normalised in zip(sorted(details, key=lambda d: d["hash"]), page.specs):
+        assert normalised.compiler == entry["compiler"].replace("@=", "@")
+        assert normalised.stacks == tuple(sorted(entry["stacks"]))
+        assert normalised.versions == tuple(entry["versions"])
+        assert normalised.extra == ()  # tarball is ignored, nothing else is unknown
+
+
+def test_older_generation_normalises_like_the_newer() -> None:
+    """Key order, `tarball`, `gcc@=` and stack order do not survive normalisation."""
+    old = HISTORY[0]
+    title, tag, _, details = load_real(old)
+    rewritten = [
+        {k: v for k, v in d.items() if k != "tarball"}
+        | {"compiler": d["compiler"].replace("@=", "@"), "stacks": d["stacks"][::-1]}
+        for d in details
+    ]
+    page_old, _ = parse_page(old.read_bytes(), "old", "1")
+    page_new, _ = parse_page(page_text(title, tag, rewritten).encode(), "new", "2")
+    assert "@=" in old.read_text() and "tarball" in old.read_text()
+    assert page_old.specs == page_new.specs
+
+
+def test_flat_folder_and_catalogue_layout_load_the_same(tmp_path: Path) -> None:
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    for seed in SEEDS:
+        shutil.copy(seed, flat / seed.name)
+    layout = tmp_path / "layout"
+    for seed in SEEDS:
+        title = load_real(seed)[0]
+        target = layout / "_cache" / "develop" / title / "specs.md"
+        target.parent.mkdir(parents=True)
+        shutil.copy(seed, target)
+    a, b = load_snapshot(str(flat)), load_snapshot(str(layout))
+    assert list(a.pages) == list(b.pages) == sorted(a.pages)
+    assert len(a.pages) == 5
+    assert [p.specs for p in a.pages.values()] == [p.specs for p in b.pages.values()]
+
+
+def test_site_files_are_not_pages(tmp_path: Path) -> None:
+    write_page(tmp_path, "zlib", [spec("z1")])
+    (tmp_path / "README.md").write_text("# The catalogue\n")
+    (tmp_path / "index.md").write_text("---\nlayout: default\ntitle: Home\n---\nHello\n")
+    (tmp_path / "_config.yml").write_text("title: cache\n")
+    (tmp_path / "_layouts").mkdir()
+    (tmp_path / "_layouts" / "cache.html").write_text("<html>{{ content }}</html>\n")
+    (tmp_path / "assets").mkdir()
+    (tmp_path / "assets" / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "specs.md").write_text(page_text("hidden", "develop", [spec("h1")]))
+    snapshot = load_snapshot(str(tmp_path))
+    assert list(snapshot.pages) == [("develop", "zlib")]
+
+
+def test_is_page() -> None:
+    assert is_page(b'---\ntitle: "x"\nlayout: cache\n---')
+    assert is_page(b"---\nlayout: 'cache'\n---\n")
+    assert not is_page(b"---\nlayout: default\n---\n")
+    assert not is_page(b"# readme\nlayout: cache\n")
+    assert not is_page(b"---\ntitle: x\n---\nlayout: cache\n")
+
+
+def test_yaml_front_matter_in_another_form_loads(tmp_path: Path) -> None:
+    """Valid YAML that is not the generator's one-line form goes through the safe YAML loader."""
+    entry = spec("y1", "2.0")
+    text = (
+        "---\nlayout: cache\ncategories:\n  - package\n  - develop\ntitle: 'zlib'\n"
+        f"spec_details:\n  - {json.dumps(entry)}\n---\n"
+    )
+    page, _ = parse_page(text.encode(), "p", "d")
+    assert (page.tag, page.name, page.specs[0].versions) == ("develop", "zlib", ("2.0",))
+
+
+def test_meta_disagreeing_with_spec_details_warns() -> None:
+    text = page_text("zlib", "develop", [spec("a1"), spec("a2")])
+    text = text.replace('"num_specs": 2', '"num_specs": 3')
+    page, warnings = parse_page(text.encode(), "zlib.md", "d")
+    assert len(page.specs) == 2
+    assert warnings == ["zlib.md: meta says 3 specs, spec_details has 2 (using spec_details)"]
+
+
+BAD_PAGES = {
+    "empty": ("", "no front matter"),
+    "no front matter": ("title: x\n", "no front matter"),
+    "unterminated": ('---\ntitle: "x"\nlayout: cache\n', "unterminated front matter"),
+    "bad json": (
+        '---\ntitle: "x"\nlayout: cache\ncategories: [package, develop]\nmeta: {}\n'
+        'spec_details: [{"hash": }]\n---',
+        ":6: spec_details is not valid JSON (Expecting value at column 25)",
+    ),
+    "not a list": (page_text("x", "develop", []).replace("spec_details: []", "spec_details: 3"),
+                   "'spec_details' is missing or not a list"),
+    "no hash": (page_text("x", "develop", [{"versions": ["1"], "stacks": []}]),
+                "spec_details[0] has no string 'hash'"),
+    "hash not a string": (page_text("x", "develop", [{"hash": 5, "versions": [], "stacks": []}]),
+                          "spec_details[0] has no string 'hash'"),
+    "same hash twice": (page_text("x", "develop", [spec("d1"), spec("d1")]), "appears twice"),
+    "no tag": (page_text("x", "develop", []).replace("[package, develop]", "[package]"),
+               "no tag"),
+    "python tag": ('---\nlayout: cache\ntitle: !!python/object/apply:os.system ["touch x"]\n---',
+                   "could not determine a constructor"),
+    "python tag, block": ("---\nlayout: cache\ntitle:\n  !!python/object/new:os.system [x]\n---",
+                          "could not determine a constructor"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_PAGES))
+def test_bad_pages_name_the_file_and_the_problem(case: str) -> None:
+    text, expected = BAD_PAGES[case]
+    with pytest.raises(InputError) as caught:
+        parse_page(text.encode(), "cat/x/specs.md", "d")
+    assert caught.value.message.startswith("cat/x/specs.md")
+    assert expected in caught.value.message
+    assert "\n" not in caught.value.message
+
+
+def test_non_utf8_page() -> None:
+    with pytest.raises(InputError, match=r"not UTF-8 text \(bad byte at offset 3\)"):
+        parse_page(b"---\xff\n---", "p", "d")
+
+
+def test_a_catalogue_path_must_parse(tmp_path: Path) -> None:
+    bad = tmp_path / "_cache" / "develop" / "zlib" / "specs.md"
+    bad.parent.mkdir(parents=True)
+    bad.write_text("not a page at all\n")
+    with pytest.raises(InputError, match="specs.md: no front matter"):
+        load_snapshot(str(tmp_path))
+
+
+def test_missing_and_empty_directories(tmp_path: Path) -> None:
+    with pytest.raises(InputError, match="no such directory or git revision"):
+        load_snapshot(str(tmp_path / "missing"))
+    with pytest.raises(InputError, match="no catalogue pages found under"):
+        load_snapshot(str(tmp_path))
+
+
+def test_two_pages_for_one_package_is_an_error(tmp_path: Path) -> None:
+    write_page(tmp_path, "zlib", [spec("a1")])
+    (tmp_path / "copy.md").write_text(page_text("zlib", "develop", [spec("b1")]))
+    with pytest.raises(InputError, match="second page for zlib under tag develop"):
+        load_snapshot(str(tmp_path))
+
+
+def test_one_hash_on_two_pages_of_a_tag_is_an_error(tmp_path: Path) -> None:
+    write_page(tmp_path, "zlib", [spec("a1")])
+    write_page(tmp_path, "zstd", [spec("a1")])
+    with pytest.raises(InputError, match=r"zstd/specs.md: hash a1a+ of tag develop is also in"):
+        load_snapshot(str(tmp_path))
+
+
+def test_same_hash_under_two_tags_is_fine(tmp_path: Path) -> None:
+    write_page(tmp_path, "zlib", [spec("a1")], tag="develop")
+    write_page(tmp_path, "zlib", [spec("a1")], tag="v0.22.0")
+    assert load_snapshot(str(tmp_path)).tags == ("develop", "v0.22.0")
