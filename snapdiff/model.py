@@ -9,8 +9,8 @@ from typing import NamedTuple
 __all__ = [
     "Bump",
     "FieldChange",
-    "Page",
     "PackageChange",
+    "Page",
     "Report",
     "Side",
     "Snapshot",

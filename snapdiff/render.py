@@ -26,7 +26,7 @@ class Safe(str):
 
 
 def md_escape(text: str) -> str:
-    """Make a string from the data inert in GitHub Markdown: no markup, link, mention or table cell."""
+    """Make a data string inert in GitHub Markdown: no markup, link, mention or table cell."""
     return text.translate(_ESCAPE_TABLE).replace("\n", " ")
 
 
@@ -137,16 +137,17 @@ def some(items: Sequence[str], limit: int = LIST_LIMIT) -> str:
     return shown
 
 
-def side_label(side: dict[str, Any]) -> str:
-    """How a side is named in titles: its source, and for a revision its commit and date."""
+def side_label(side: dict[str, Any], with_tags: bool = False) -> str:
+    """A side's name in titles: its source; a revision's commit and date; its tags if asked."""
+    details = [", ".join(side["tags"])] if with_tags else []
     if side.get("commit"):
-        return f"{side['source']} ({side['commit']}, {side['date']})"
-    return str(side["source"])
+        details += [side["commit"], side["date"]]
+    return f"{side['source']} ({', '.join(details)})" if details else str(side["source"])
 
 
 def _labelled(entries: Iterable[dict[str, Any]], multi_tag: bool) -> list[dict[str, Any]]:
-    """Each entry with `label`: its name, and its tag when the report spans several tags."""
-    return [dict(e, label=f"{e['name']} ({e['tag']})" if multi_tag else e["name"]) for e in entries]
+    """Each entry with `label`: its name, as `tag/name` when the report spans several tags."""
+    return [dict(e, label=f"{e['tag']}/{e['name']}" if multi_tag else e["name"]) for e in entries]
 
 
 def markdown_context(report: Report) -> dict[str, Any]:
@@ -154,6 +155,7 @@ def markdown_context(report: Report) -> dict[str, Any]:
     data = report_to_dict(report)
     tags = {p["tag"] for p in data["packages"]} | {s["tag"] for s in data["stacks"]}
     multi = len(tags) > 1
+    releases = data["old"]["tags"] != data["new"]["tags"]
     packages = _labelled(data["packages"], multi)
     changed = [p for p in packages if p["status"] == "changed"]
     bumps = [p for p in changed if p["bump"]]
@@ -161,8 +163,8 @@ def markdown_context(report: Report) -> dict[str, Any]:
     return {
         "report": data,
         "summary": data["summary"],
-        "old_label": side_label(data["old"]),
-        "new_label": side_label(data["new"]),
+        "old_label": side_label(data["old"], releases),
+        "new_label": side_label(data["new"], releases),
         "has_changes": bool(report.summary.total),
         "bumps": bumps,
         "other_changed": [p for p in changed if not p["bump"]],
@@ -197,7 +199,7 @@ def render_markdown(report: Report, template: str = DEFAULT_TEMPLATE) -> str:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-        autoescape=False,
+        autoescape=False,  # noqa: S701 - Markdown, escaped for Markdown by _finalize
         finalize=_finalize,
     )
     env.filters.update(signed=signed, some=some)

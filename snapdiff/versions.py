@@ -61,9 +61,11 @@ def highest(versions: Iterable[str]) -> str | None:
 def bump_kind(old: str, new: str) -> str:
     """Size of a version change: major, minor or patch (first differing component), else other."""
     old_parts, new_parts = version_key(old)[0], version_key(new)[0]
-    for index, (a, b) in enumerate(zip(old_parts, new_parts)):
-        if a != b:
-            if a[0] == b[0] == 1 and index < 3:
-                return ("major", "minor", "patch")[index]
-            return "other"
+    index = 0
+    while index < min(len(old_parts), len(new_parts)) and old_parts[index] == new_parts[index]:
+        index += 1
+    # the first differing component, or the first one only the longer version has
+    differing = [parts[index] for parts in (old_parts, new_parts) if index < len(parts)]
+    if index < 3 and differing and all(kind == 1 for kind, _ in differing):
+        return ("major", "minor", "patch")[index]
     return "other"

@@ -27,7 +27,7 @@ def test_real_pages_of_both_generations_load(path: Path) -> None:
     assert [s.hash for s in page.specs] == sorted(d["hash"] for d in details)
     assert len(page.specs) == meta["num_specs"]
     assert warnings == []
-    for entry, normalised in zip(sorted(details, key=lambda d: d["hash"]), page.specs):
+    for entry, normalised in zip(sorted(details, key=lambda d: d["hash"]), page.specs, strict=True):
         assert normalised.compiler == entry["compiler"].replace("@=", "@")
         assert normalised.stacks == tuple(sorted(entry["stacks"]))
         assert normalised.versions == tuple(entry["versions"])
@@ -117,19 +117,28 @@ BAD_PAGES = {
         'spec_details: [{"hash": }]\n---',
         ":6: spec_details is not valid JSON (Expecting value at column 25)",
     ),
-    "not a list": (page_text("x", "develop", []).replace("spec_details: []", "spec_details: 3"),
-                   "'spec_details' is missing or not a list"),
-    "no hash": (page_text("x", "develop", [{"versions": ["1"], "stacks": []}]),
-                "spec_details[0] has no string 'hash'"),
-    "hash not a string": (page_text("x", "develop", [{"hash": 5, "versions": [], "stacks": []}]),
-                          "spec_details[0] has no string 'hash'"),
+    "not a list": (
+        page_text("x", "develop", []).replace("spec_details: []", "spec_details: 3"),
+        "'spec_details' is missing or not a list",
+    ),
+    "no hash": (
+        page_text("x", "develop", [{"versions": ["1"], "stacks": []}]),
+        "spec_details[0] has no string 'hash'",
+    ),
+    "hash not a string": (
+        page_text("x", "develop", [{"hash": 5, "versions": [], "stacks": []}]),
+        "spec_details[0] has no string 'hash'",
+    ),
     "same hash twice": (page_text("x", "develop", [spec("d1"), spec("d1")]), "appears twice"),
-    "no tag": (page_text("x", "develop", []).replace("[package, develop]", "[package]"),
-               "no tag"),
-    "python tag": ('---\nlayout: cache\ntitle: !!python/object/apply:os.system ["touch x"]\n---',
-                   "could not determine a constructor"),
-    "python tag, block": ("---\nlayout: cache\ntitle:\n  !!python/object/new:os.system [x]\n---",
-                          "could not determine a constructor"),
+    "no tag": (page_text("x", "develop", []).replace("[package, develop]", "[package]"), "no tag"),
+    "python tag": (
+        '---\nlayout: cache\ntitle: !!python/object/apply:os.system ["touch x"]\n---',
+        "could not determine a constructor",
+    ),
+    "python tag, block": (
+        "---\nlayout: cache\ntitle:\n  !!python/object/new:os.system [x]\n---",
+        "could not determine a constructor",
+    ),
 }
 
 
@@ -152,7 +161,7 @@ def test_a_catalogue_path_must_parse(tmp_path: Path) -> None:
     bad = tmp_path / "_cache" / "develop" / "zlib" / "specs.md"
     bad.parent.mkdir(parents=True)
     bad.write_text("not a page at all\n")
-    with pytest.raises(InputError, match="specs.md: no front matter"):
+    with pytest.raises(InputError, match=r"specs\.md: no front matter"):
         load_snapshot(str(tmp_path))
 
 

@@ -10,10 +10,28 @@ import pytest
 from snapdiff.versions import bump_kind, highest, sort_versions, version_key
 
 # SPEC section 3, "Examples, ascending", verbatim.
-ASCENDING = (
-    "v1.0 < 0.1 < 1.0 < 1.2alpha1 < 1.2rc1 < 1.2 < 1.2.0 < 1.2.3 < 1.2.3a < 1.2.3.1 < 1.9 < 1.10 < "
-    "2024.6.1 < 20130729 < stable < trunk < head < master < main < develop"
-).split(" < ")
+ASCENDING = [
+    "v1.0",
+    "0.1",
+    "1.0",
+    "1.2alpha1",
+    "1.2rc1",
+    "1.2",
+    "1.2.0",
+    "1.2.3",
+    "1.2.3a",
+    "1.2.3.1",
+    "1.9",
+    "1.10",
+    "2024.6.1",
+    "20130729",
+    "stable",
+    "trunk",
+    "head",
+    "master",
+    "main",
+    "develop",
+]
 
 LESS = [
     ("1.2", "1.2.0"),  # a shorter prefix is smaller
@@ -78,7 +96,8 @@ def test_highest() -> None:
         ("0.3.1", "0.4.0", "minor"),
         ("1.2.1", "1.2.2", "patch"),
         ("1.2.3", "1.2.3.1", "other"),
-        ("1.2", "1.2.0", "other"),
+        ("1.2", "1.2.0", "patch"),
+        ("1.3", "1.3.1", "patch"),
         ("2024.6.1", "20130729", "major"),
         ("1.2rc1", "1.2", "other"),
         ("1.2", "develop", "other"),  # not a numeric component

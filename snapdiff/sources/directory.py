@@ -22,7 +22,9 @@ def _read(path: str) -> bytes:
         with open(path, "rb") as handle:
             return handle.read()
     except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror}", "check it exists and is readable") from exc
+        raise InputError(
+            path, f"cannot read: {exc.strerror}", "check it exists and is readable"
+        ) from exc
 
 
 def _files(root: str) -> list[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 from collections import Counter
@@ -29,7 +30,7 @@ _SafeLoader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 def blob_digest(data: bytes) -> str:
     """Git's blob id of these bytes, so a page read from a directory and from git compare equal."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
 def is_page(data: bytes) -> bool:
@@ -104,7 +105,7 @@ def _json_error(lines: list[str], first_line: int, source: str) -> InputError | 
         if key in _JSON_KEYS:
             try:
                 json.loads(value)
-            except ValueError as exc:
+            except json.JSONDecodeError as exc:
                 where = f"{source}:{first_line + offset}"
                 what = f"{key} is not valid JSON ({exc.msg} at column {exc.colno + len(key) + 2})"
                 return InputError(where, what, _FIX)
@@ -196,7 +197,7 @@ def parse_page(data: bytes, source: str, digest: str) -> tuple[Page, list[str]]:
     if not isinstance(details, list):
         raise InputError(source, "'spec_details' is missing or not a list", _FIX)
     specs = tuple(sorted((_spec(raw, source, i) for i, raw in enumerate(details)), key=_by_hash))
-    for before, after in zip(specs, specs[1:]):
+    for before, after in itertools.pairwise(specs):
         if before.hash == after.hash:
             raise InputError(source, f"hash {before.hash} appears twice", _FIX)
     page = Page(str(categories[1]), name, source, digest, specs)

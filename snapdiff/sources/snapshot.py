@@ -46,7 +46,7 @@ def build_snapshot(
     commit: str | None = None,
     date: str | None = None,
 ) -> Snapshot:
-    """Parse pages into a Snapshot; two pages of one package and tag, or one hash twice, is an error."""
+    """Parse pages into a Snapshot; a package or a hash twice in one tag is an error."""
     pages: dict[tuple[str, str], Page] = {}
     seen: dict[tuple[str, str], str] = {}
     warnings: list[str] = []

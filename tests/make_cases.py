@@ -1,0 +1,148 @@
+"""Write the inputs of the golden cases under tests/cases/ (run by hand; outputs are reviewed).
+
+Real pages are copied byte for byte from tests/data/real/. Every other input is synthetic or a
+real page with a stated modification; tests/cases/README.md says which is which.
+Usage: python tests/make_cases.py, then SNAPDIFF_UPDATE_GOLDEN=1 pytest tests/test_golden.py
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from pagegen import HISTORY, SEEDS, load_real, page_text, spec, write_page
+
+CASES = Path(__file__).parent / "cases"
+
+
+def fresh(name: str) -> Path:
+    root = CASES / name
+    for side in ("old", "new"):
+        shutil.rmtree(root / side, ignore_errors=True)
+    return root
+
+
+def copy_real(pages: list[Path], root: Path) -> None:
+    for page in pages:
+        title, tag, _, _ = load_real(page)
+        target = root / "_cache" / tag / title / "specs.md"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(page, target)
+
+
+def rewrite_real(page: Path, root: Path, change: Any) -> None:
+    """A real page with its spec_details passed through change(list) and meta re-derived."""
+    title, tag, _, details = load_real(page)
+    write_page(root, title, change(details), tag=tag)
+
+
+def real_v1_v2() -> None:
+    root = fresh("real-v1-v2")
+    copy_real(HISTORY, root / "old")
+    copy_real(SEEDS, root / "new")
+
+
+def stack_order_only() -> None:
+    root = fresh("stack-order-only")
+    copy_real(SEEDS[:2], root / "old")
+    for page in SEEDS[:2]:
+        # the same specs, every stacks list reversed and every key order reversed
+        text = page.read_text(encoding="utf-8").split("\n")
+        details = json.loads(text[5][len("spec_details: ") :])
+        noisy = [dict(reversed(list(d.items()))) | {"stacks": d["stacks"][::-1]} for d in details]
+        text[5] = "spec_details: " + json.dumps(noisy)
+        title = load_real(page)[0]
+        target = root / "new" / "_cache" / "develop" / title / "specs.md"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("\n".join(text), encoding="utf-8")
+
+
+def joined_stack() -> None:
+    root = fresh("joined-stack")
+    build = SEEDS[4]
+    copy_real([build], root / "old")
+
+    def join(details: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        first = dict(details[0], stacks=[*details[0]["stacks"], "e4s"])
+        last = dict(
+            details[-1], stacks=[s for s in details[-1]["stacks"] if s != "ml-linux-x86_64-rocm"]
+        )
+        return [first, *details[1:-1], last]
+
+    rewrite_real(build, root / "new", join)
+
+
+def downgrade() -> None:
+    root = fresh("downgrade")
+    write_page(
+        root / "old",
+        "py-numpy",
+        [spec("n1", "1.26.4", ("e4s", "root")), spec("n2", "2.0.1", ("ml-cpu", "root"))],
+    )
+    write_page(
+        root / "new",
+        "py-numpy",
+        [spec("n1", "1.26.4", ("e4s", "root")), spec("n3", "1.26.5", ("ml-cpu", "root"))],
+    )
+    for side, version in (("old", "3.27.9"), ("new", "3.30.1")):
+        write_page(root / side, "cmake", [spec("c" + version, version)])
+
+
+def appear_disappear() -> None:
+    root = fresh("appear-disappear")
+    write_page(root / "old", "zlib", [spec("z1", "1.3", ("e4s", "root"))])
+    write_page(
+        root / "old", "libxml2", [spec("x1", "2.10.3", ("e4s-power", "root"), target="ppc64le")]
+    )
+    write_page(root / "new", "zlib", [spec("z1", "1.3", ("e4s", "root"))])
+    write_page(
+        root / "new",
+        "zstd",
+        [spec("s1", "1.5.6", ("ml-linux-aarch64-cpu", "root"), target="aarch64", os="ubuntu24.04")],
+    )
+
+
+def release_to_release() -> None:
+    root = fresh("release-to-release")
+    write_page(root / "old", "py-ml-dtypes", [spec("m1", "0.3.1")], tag="v0.21.2")
+    write_page(root / "new", "py-ml-dtypes", [spec("m2", "0.4.0")], tag="v0.22.0")
+    write_page(root / "old", "hdf5", [spec("h1", "1.14.3")], tag="v0.21.2")
+    write_page(root / "new", "hdf5", [spec("h1", "1.14.3")], tag="v0.22.0")
+
+
+def many_packages() -> None:
+    """Enough changes that long tables fold into <details>; two tags so labels carry the tag."""
+    root = fresh("many-packages")
+    for i in range(14):
+        name = f"py-pkg{i:02d}"
+        write_page(root / "old", name, [spec(f"o{i:02d}", f"1.{i}")])
+        write_page(root / "new", name, [spec(f"n{i:02d}", f"1.{i + 1}")])
+        write_page(root / "new", name, [spec(f"t{i:02d}", f"1.{i}")], tag="v1.0.0")
+
+
+def hostile_names() -> None:
+    """Names that would break a table, inject markup or mention someone if not escaped."""
+    root = fresh("hostile-names")
+    write_page(root / "old", "safe", [spec("s1", "1.0")])
+    evil = "a|b`c<script>alert(1)</script>[x](javascript:alert(1))@someone_*~"
+    write_page(root / "new", "safe", [spec("s1", "1.0", ("e4s", "root", evil))])
+    (root / "new" / "_cache" / "develop" / "evil" / "specs.md").parent.mkdir(parents=True)
+    (root / "new" / "_cache" / "develop" / "evil" / "specs.md").write_text(
+        page_text(evil, "develop", [spec("e1", "<b>1</b>", (evil, "root"))]), encoding="utf-8"
+    )
+
+
+if __name__ == "__main__":
+    for make in (
+        real_v1_v2,
+        stack_order_only,
+        joined_stack,
+        downgrade,
+        appear_disappear,
+        release_to_release,
+        many_packages,
+        hostile_names,
+    ):
+        make()

@@ -1,0 +1,201 @@
+"""The command line: exit codes, atomic output, one-line errors, the installed script, README."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pagegen import spec, write_page
+
+from snapdiff.cli import _parser, main
+
+ROOT = Path(__file__).parent.parent
+V1, V2 = str(ROOT / "snapshots" / "v1"), str(ROOT / "snapshots" / "v2")
+
+
+def one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("snapdiff: error: "), err
+    assert "Traceback" not in err
+    return err
+
+
+def test_markdown_on_stdout_names_py_ml_dtypes_bump(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([V1, V2]) == 0
+    out = capsys.readouterr().out
+    assert "| py-ml-dtypes | 0.3.1 → 0.4.0 | 0.4.0 | 0.2.0 | +129 −56 |" in out
+
+
+def test_json_report_keys(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([V1, V2, "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert list(data)[:6] == ["schema_version", "old", "new", "summary", "packages", "stacks"]
+    assert data["schema_version"] == 1
+    assert data["summary"]["version_bumps"] == 5
+    dtypes = next(p for p in data["packages"] if p["name"] == "py-ml-dtypes")
+    assert dtypes["bump"]["from"] == "0.3.1" and dtypes["bump"]["to"] == "0.4.0"
+
+
+def test_exit_code_flag(tmp_path: Path) -> None:
+    assert main([V1, V1, "--exit-code", "-o", str(tmp_path / "a.md")]) == 0
+    assert main([V1, V2, "--exit-code", "-o", str(tmp_path / "b.md")]) == 1
+    assert main([V1, V2, "-o", str(tmp_path / "c.md")]) == 0
+    assert (tmp_path / "b.md").read_text() == (tmp_path / "c.md").read_text()
+
+
+def test_output_file_is_replaced_whole_and_not_touched_on_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "notes.md"
+    out.write_text("previous notes\n")
+    assert main([V1, str(tmp_path / "missing"), "-o", str(out)]) == 2
+    assert out.read_text() == "previous notes\n"
+    assert os.listdir(tmp_path) == ["notes.md"]  # no temporary file left behind
+    one_line_error(capsys)
+    assert main([V1, V2, "-o", str(out)]) == 0
+    assert out.read_text().startswith("## Catalogue changes")
+
+
+def test_output_into_a_missing_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([V1, V2, "-o", str(tmp_path / "no" / "such" / "x.md")]) == 2
+    assert "x.md: cannot write" in one_line_error(capsys)
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["only-one"], "the following arguments are required: NEW"),
+        ([V1, V2, "--format", "xml"], "argument -f/--format: invalid choice: 'xml'"),
+        ([V1, V2, "--bogus"], "unrecognized arguments: --bogus"),
+        ([V1, "/no/such/dir"], "/no/such/dir: no such directory or git revision"),
+    ],
+)
+def test_bad_usage_is_one_line_and_exit_2(
+    argv: list[str], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == 2
+    assert expected in one_line_error(capsys)
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ('---\ntitle: "x"\nlayout: cache\n', "unterminated front matter"),
+        (
+            '---\ntitle: "x"\nlayout: cache\ncategories: [package, develop]\nmeta: {}\n'
+            "spec_details: [{]\n---",
+            "specs.md:6: spec_details is not valid JSON",
+        ),
+        (
+            '---\ntitle: "x"\nlayout: cache\ncategories: [package, develop]\nmeta: {}\n'
+            'spec_details: [{"versions": ["1"], "stacks": []}]\n---',
+            "has no string 'hash'",
+        ),
+    ],
+)
+def test_bad_page_names_the_file(
+    tmp_path: Path, content: str, expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "_cache" / "develop" / "x" / "specs.md"
+    bad.parent.mkdir(parents=True)
+    bad.write_text(content)
+    assert main([V1, str(tmp_path), "-o", str(tmp_path / "out.md")]) == 2
+    err = one_line_error(capsys)
+    assert str(bad) in err and expected in err
+    assert not (tmp_path / "out.md").exists()
+
+
+def test_meta_disagreement_is_a_warning_in_report_and_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = write_page(tmp_path / "new", "zlib", [spec("a1")])
+    page.write_text(page.read_text().replace('"num_specs": 1', '"num_specs": 2'))
+    write_page(tmp_path / "old", "zlib", [spec("a1")])
+    assert main([str(tmp_path / "old"), str(tmp_path / "new"), "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out)["warnings"] == [
+        f"{page}: meta says 2 specs, spec_details has 1 (using spec_details)"
+    ]
+    assert (
+        captured.err == f"snapdiff: warning: {page}: meta says 2 specs, spec_details has 1 "
+        "(using spec_details)\n"
+    )
+
+
+def test_version_and_help(capsys: pytest.CaptureFixture[str]) -> None:
+    from snapdiff import __version__
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out == f"snapdiff {__version__}\n"
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    assert "examples:" in capsys.readouterr().out
+
+
+def run_installed(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    exe = shutil.which("snapdiff")
+    assert exe, "the snapdiff console script is not installed (pip install -e '.[test]')"
+    return subprocess.run(
+        [exe, *args], cwd=cwd, capture_output=True, text=True, env=env, check=False
+    )
+
+
+def test_installed_console_script_runs_from_elsewhere(tmp_path: Path) -> None:
+    done = run_installed(V1, V2, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "py-ml-dtypes | 0.3.1 → 0.4.0" in done.stdout
+    assert run_installed(V1, "missing", cwd=tmp_path).returncode == 2
+
+
+def test_output_is_identical_under_another_hash_seed(tmp_path: Path) -> None:
+    outputs = set()
+    for seed in ("0", "1", "12345"):
+        for fmt in ("markdown", "json"):
+            env = dict(os.environ, PYTHONHASHSEED=seed)
+            done = subprocess.run(
+                [sys.executable, "-m", "snapdiff", V1, V2, "-f", fmt],
+                capture_output=True,
+                text=True,
+                env=env,
+                check=True,
+            )
+            outputs.add((fmt, done.stdout))
+    assert len(outputs) == 2
+
+
+def test_readme_quick_start_output_is_the_checked_in_sample(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(ROOT)
+    assert main(["snapshots/v1", "snapshots/v2"]) == 0
+    sample = (ROOT / "docs" / "sample.md").read_text(encoding="utf-8")
+    assert capsys.readouterr().out == sample
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    embedded = re.search(r"<!-- sample:start -->\n(.*?)<!-- sample:end -->", readme, re.S)
+    assert embedded is not None and embedded.group(1) == sample
+
+
+def test_every_option_is_documented_in_the_readme() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    options = [s for action in _parser()._actions for s in action.option_strings]
+    assert len(options) > 5
+    missing = [o for o in options if o != "-h" and f"`{o}" not in readme and f" {o}" not in readme]
+    assert missing == []
+
+
+def test_ci_runs_exactly_the_readme_test_command() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    command = re.search(r"```sh\n(python -m pip install -e '\.\[test\]'.*?)\n```", readme, re.S)
+    assert command is not None
+    assert command.group(1) in ci

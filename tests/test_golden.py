@@ -1,0 +1,64 @@
+"""Golden cases: tests/cases/<case>/{old,new} against expected.md and expected.json.
+
+Regenerate deliberately with SNAPDIFF_UPDATE_GOLDEN=1, then review the diff of the expected files.
+"""
+
+from __future__ import annotations
+
+import difflib
+import os
+import shlex
+from pathlib import Path
+
+import pytest
+
+from snapdiff.cli import main
+
+CASES = Path(__file__).parent / "cases"
+CASE_NAMES = sorted(
+    p.name for p in CASES.iterdir() if (p / "old").is_dir() and (p / "new").is_dir()
+)
+UPDATE = os.environ.get("SNAPDIFF_UPDATE_GOLDEN") == "1"
+FORMATS = {"expected.md": "markdown", "expected.json": "json"}
+
+
+def render(case: str, fmt: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Run the CLI in the case folder, so sources read `old` and `new` on every machine."""
+    monkeypatch.chdir(CASES / case)
+    args_file = CASES / case / "args"
+    extra = shlex.split(args_file.read_text()) if args_file.exists() else []
+    out = tmp_path / f"out.{fmt}"
+    assert main(["old", "new", "--format", fmt, "-o", str(out), *extra]) == 0
+    return out.read_text(encoding="utf-8")
+
+
+def test_cases_are_found() -> None:
+    assert {
+        "real-v1-v2",
+        "stack-order-only",
+        "joined-stack",
+        "downgrade",
+        "appear-disappear",
+        "release-to-release",
+    } <= set(CASE_NAMES)
+
+
+@pytest.mark.parametrize("expected_name", sorted(FORMATS))
+@pytest.mark.parametrize("case", CASE_NAMES)
+def test_golden(
+    case: str, expected_name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    actual = render(case, FORMATS[expected_name], tmp_path, monkeypatch)
+    assert actual == render(case, FORMATS[expected_name], tmp_path, monkeypatch), "not stable"
+    expected_path = CASES / case / expected_name
+    if UPDATE:
+        expected_path.write_text(actual, encoding="utf-8")
+    expected = expected_path.read_text(encoding="utf-8")
+    if actual != expected:
+        diff = difflib.unified_diff(
+            expected.splitlines(keepends=True),
+            actual.splitlines(keepends=True),
+            f"{case}/{expected_name}",
+            "actual",
+        )
+        pytest.fail("output differs from the golden file:\n" + "".join(diff), pytrace=False)
