@@ -33,13 +33,20 @@ def _relabel(pages: Mapping[Key, Page], tag: str) -> dict[Key, Page]:
     return {(tag, name): page for (_, name), page in pages.items()}
 
 
+def _specs(page: Page | None) -> tuple[Spec, ...]:
+    """The specs of a page whose content differs between the sides (loaders parse those fully)."""
+    if page is None:
+        return ()
+    if page.specs is None:
+        raise AssertionError(f"{page.source}: content differs but only its counts were read")
+    return page.specs
+
+
 def _index(pages: Mapping[Key, Page], keys: Iterable[Key]) -> HashIndex:
     index: HashIndex = {}
     for key in keys:
-        page = pages.get(key)
-        if page is not None:
-            for spec in page.specs:
-                index[(key[0], spec.hash)] = (key[1], spec)
+        for spec in _specs(pages.get(key)):
+            index[(key[0], spec.hash)] = (key[1], spec)
     return index
 
 
@@ -84,8 +91,7 @@ def _package_change(
 ) -> PackageChange | None:
     """The change of one package whose page content differs, or None if it is only byte noise."""
     tag, name = key
-    old_specs = old.specs if old else ()
-    new_specs = new.specs if new else ()
+    old_specs, new_specs = _specs(old), _specs(new)
     added = [s.hash for s in new_specs if (tag, s.hash) not in old_index]
     removed = [s.hash for s in old_specs if (tag, s.hash) not in new_index]
     changed = []
@@ -121,16 +127,12 @@ def _package_change(
 Coverage = dict[Key, tuple[int, set[str]]]  # (tag, stack) -> (spec count, package names)
 
 
-def _coverage(pages: Mapping[Key, Page], memo: dict[str, Counter[str]]) -> Coverage:
-    """Spec count and package set of every (tag, stack); per-page counts shared via memo."""
+def _coverage(pages: Mapping[Key, Page]) -> Coverage:
+    """Spec count and package set of every (tag, stack)."""
     counts: Counter[Key] = Counter()
     packages: dict[Key, set[str]] = {}
     for (tag, name), page in pages.items():
-        page_counts = memo.get(page.digest)
-        if page_counts is None:
-            page_counts = Counter(stack for spec in page.specs for stack in spec.stacks)
-            memo[page.digest] = page_counts
-        for stack, count in page_counts.items():
+        for stack, count in page.stack_counts:
             counts[(tag, stack)] += count
             packages.setdefault((tag, stack), set()).add(name)
     return {key: (counts[key], packages[key]) for key in counts}
@@ -207,8 +209,7 @@ def diff_snapshots(old: Snapshot, new: Snapshot) -> Report:
         )
         is not None
     ]
-    memo: dict[str, Counter[str]] = {}
-    before, after = _coverage(old_pages, memo), _coverage(new_pages, memo)
+    before, after = _coverage(old_pages), _coverage(new_pages)
     stacks = _stack_changes(before, after)
     warnings = tuple(sorted(set(old.warnings) | set(new.warnings)))
     summary = _summary(packages, stacks)

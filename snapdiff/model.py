@@ -53,8 +53,10 @@ class Page:
     tag: str
     name: str
     source: str  # where it was read from, for messages
-    digest: str  # identity of the raw content (blob id or byte hash): equal digest, equal page
-    specs: tuple[Spec, ...]  # sorted by hash
+    digest: str  # git blob id of the raw content: equal digest, equal page
+    specs: tuple[Spec, ...] | None  # sorted by hash; None when only the counts were read
+    spec_count: int
+    stack_counts: tuple[tuple[str, int], ...]  # (stack, specs in it), sorted by stack
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +77,7 @@ class Snapshot:
     @property
     def spec_count(self) -> int:
         """How many specs the snapshot holds."""
-        return sum(len(page.specs) for page in self.pages.values())
+        return sum(page.spec_count for page in self.pages.values())
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,15 +14,11 @@ from snapdiff.sources import load_snapshot
 from snapdiff.sources.pages import blob_digest, is_page, parse_page
 
 
-def parse(path: Path) -> tuple[object, list[str]]:
-    data = path.read_bytes()
-    return parse_page(data, str(path), blob_digest(data))
-
-
 @pytest.mark.parametrize("path", HISTORY + SEEDS, ids=lambda p: p.parent.name + "/" + p.name)
 def test_real_pages_of_both_generations_load(path: Path) -> None:
     title, tag, meta, details = load_real(path)
-    page, warnings = parse_page(path.read_bytes(), str(path), "x")
+    page, _, warnings = parse_page(path.read_bytes(), str(path), "x")
+    assert page.specs is not None
     assert (page.name, page.tag) == (title, tag)
     assert [s.hash for s in page.specs] == sorted(d["hash"] for d in details)
     assert len(page.specs) == meta["num_specs"]
@@ -43,8 +39,8 @@ def test_older_generation_normalises_like_the_newer() -> None:
         | {"compiler": d["compiler"].replace("@=", "@"), "stacks": d["stacks"][::-1]}
         for d in details
     ]
-    page_old, _ = parse_page(old.read_bytes(), "old", "1")
-    page_new, _ = parse_page(page_text(title, tag, rewritten).encode(), "new", "2")
+    page_old = parse_page(old.read_bytes(), "old", "1").page
+    page_new = parse_page(page_text(title, tag, rewritten).encode(), "new", "2").page
     assert "@=" in old.read_text() and "tarball" in old.read_text()
     assert page_old.specs == page_new.specs
 
@@ -96,15 +92,16 @@ def test_yaml_front_matter_in_another_form_loads(tmp_path: Path) -> None:
         "---\nlayout: cache\ncategories:\n  - package\n  - develop\ntitle: 'zlib'\n"
         f"spec_details:\n  - {json.dumps(entry)}\n---\n"
     )
-    page, _ = parse_page(text.encode(), "p", "d")
+    page = parse_page(text.encode(), "p", "d").page
+    assert page.specs is not None
     assert (page.tag, page.name, page.specs[0].versions) == ("develop", "zlib", ("2.0",))
 
 
 def test_meta_disagreeing_with_spec_details_warns() -> None:
     text = page_text("zlib", "develop", [spec("a1"), spec("a2")])
     text = text.replace('"num_specs": 2', '"num_specs": 3')
-    page, warnings = parse_page(text.encode(), "zlib.md", "d")
-    assert len(page.specs) == 2
+    page, _, warnings = parse_page(text.encode(), "zlib.md", "d")
+    assert page.spec_count == 2
     assert warnings == ["zlib.md: meta says 3 specs, spec_details has 2 (using spec_details)"]
 
 
@@ -142,14 +139,36 @@ BAD_PAGES = {
 }
 
 
+@pytest.mark.parametrize("full", [True, False], ids=["full", "counts-only"])
 @pytest.mark.parametrize("case", sorted(BAD_PAGES))
-def test_bad_pages_name_the_file_and_the_problem(case: str) -> None:
+def test_bad_pages_name_the_file_and_the_problem(case: str, full: bool) -> None:
     text, expected = BAD_PAGES[case]
     with pytest.raises(InputError) as caught:
-        parse_page(text.encode(), "cat/x/specs.md", "d")
+        parse_page(text.encode(), "cat/x/specs.md", "d", full)
     assert caught.value.message.startswith("cat/x/specs.md")
     assert expected in caught.value.message
     assert "\n" not in caught.value.message
+
+
+@pytest.mark.parametrize("path", HISTORY + SEEDS, ids=lambda p: p.name)
+def test_counts_only_parse_agrees_with_the_full_parse(path: Path) -> None:
+    data = path.read_bytes()
+    full = parse_page(data, "p", blob_digest(data))
+    counts = parse_page(data, "p", blob_digest(data), full=False)
+    assert counts.page.specs is None and full.page.specs is not None
+    assert counts.hashes == full.hashes
+    assert (counts.page.spec_count, counts.page.stack_counts) == (
+        full.page.spec_count,
+        full.page.stack_counts,
+    )
+    assert counts.warnings == full.warnings == []
+
+
+def test_a_stack_listed_twice_in_a_spec_counts_once() -> None:
+    text = page_text("x", "develop", [spec("a1", stacks=("e4s", "e4s", "root"))])
+    for full in (True, False):
+        page = parse_page(text.encode(), "p", "d", full).page
+        assert page.stack_counts == (("e4s", 1), ("root", 1))
 
 
 def test_non_utf8_page() -> None:

@@ -9,12 +9,17 @@ from .snapshot import PageCache, build_snapshot
 __all__ = ["load_snapshot", "load_snapshots"]
 
 
-def load_snapshot(arg: str, cache: PageCache | None = None) -> Snapshot:
+def load_snapshot(arg: str) -> Snapshot:
     """Load one snapshot: a directory of catalogue pages."""
-    return build_snapshot(arg, read_directory(arg), cache or PageCache())
+    cache = PageCache()
+    return build_snapshot(arg, map(cache.parse, read_directory(arg)))
 
 
 def load_snapshots(old: str, new: str) -> tuple[Snapshot, Snapshot]:
-    """Load both sides of a diff, parsing content the two sides share only once."""
-    cache = PageCache()
-    return load_snapshot(old, cache), load_snapshot(new, cache)
+    """Load both sides of a diff; content both sides hold is parsed once, for its counts only."""
+    old_raw, new_raw = read_directory(old), read_directory(new)
+    cache = PageCache({r.digest for r in old_raw} & {r.digest for r in new_raw})
+    return (
+        build_snapshot(old, map(cache.parse, old_raw)),
+        build_snapshot(new, map(cache.parse, new_raw)),
+    )

@@ -7,14 +7,24 @@ import itertools
 import json
 import re
 from collections import Counter
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 import yaml
 
 from ..errors import InputError
 from ..model import Page, Spec
 
-__all__ = ["blob_digest", "is_page", "parse_page"]
+__all__ = [
+    "ParsedPage",
+    "blob_digest",
+    "is_page",
+    "page_from_meta",
+    "page_identity",
+    "parse_page",
+    "read_fields",
+    "stack_counts",
+]
 
 _FIX = "regenerate the page or remove it from the snapshot"
 _KNOWN_KEYS = frozenset(
@@ -112,24 +122,13 @@ def _json_error(lines: list[str], first_line: int, source: str) -> InputError | 
     return None
 
 
-def _text_field(fields: dict[str, Any], key: str, source: str) -> str:
-    value = fields.get(key)
-    if not isinstance(value, str) or not value:
-        raise InputError(source, f"front matter has no {key!r} string", _FIX)
-    return value
-
-
 def _spec(raw: Any, source: str, index: int) -> Spec:
     """Normalise one `spec_details` entry: sets sorted, `@=` as `@`, `tarball` dropped."""
-    if type(raw) is not dict:
-        raise InputError(source, f"spec_details[{index}] is not a mapping", _FIX)
-    digest = raw.get("hash")
-    if type(digest) is not str or not digest:
-        raise InputError(source, f"spec_details[{index}] has no string 'hash'", _FIX)
+    digest = _check_entry(raw, source, index)
     try:
-        versions, variants, stacks = raw["versions"], raw.get("variants", []), raw["stacks"]
-        if type(versions) is not list or type(variants) is not list or type(stacks) is not list:
-            raise TypeError("versions, variants and stacks must be lists")
+        versions, variants = raw["versions"], raw.get("variants", [])
+        if type(versions) is not list or type(variants) is not list:
+            raise TypeError("versions and variants must be lists")
         extra: tuple[tuple[str, str], ...] = ()
         if not raw.keys() <= _KNOWN_KEYS:
             extra = tuple(
@@ -147,7 +146,7 @@ def _spec(raw: Any, source: str, index: int) -> Spec:
             str(raw.get("platform", "")),
             str(raw.get("target", "")),
             tuple(sorted(set(variants))),
-            tuple(sorted(set(stacks))),
+            tuple(sorted(set(raw["stacks"]))),
             raw.get("size"),
             extra,
         )
@@ -157,26 +156,50 @@ def _spec(raw: Any, source: str, index: int) -> Spec:
         raise InputError(source, f"spec {digest} is malformed: {exc}", _FIX) from exc
 
 
-def _meta_warnings(meta: Any, specs: tuple[Spec, ...], source: str) -> list[str]:
+def _check_entry(raw: Any, source: str, index: int) -> str:
+    """The hash of one `spec_details` entry, after checking what every reader relies on."""
+    if type(raw) is not dict:
+        raise InputError(source, f"spec_details[{index}] is not a mapping", _FIX)
+    digest = raw.get("hash")
+    if type(digest) is not str or not digest:
+        raise InputError(source, f"spec_details[{index}] has no string 'hash'", _FIX)
+    stacks = raw.get("stacks")
+    if type(stacks) is not list or not all(type(stack) is str for stack in stacks):
+        raise InputError(source, f"spec {digest} has no 'stacks' list of strings", _FIX)
+    return digest
+
+
+def stack_counts(stack_lists: Iterable[Iterable[str]]) -> tuple[tuple[str, int], ...]:
+    """How many specs each stack holds, sorted by stack; a stack listed twice counts once."""
+    return tuple(sorted(Counter(itertools.chain.from_iterable(map(set, stack_lists))).items()))
+
+
+def _meta_warnings(meta: Any, page: Page, versions: set[str], source: str) -> list[str]:
     """Where the derived `meta` disagrees with `spec_details` (which is trusted), say so."""
     if not isinstance(meta, dict):
         return []
     found: list[str] = []
-    if "num_specs" in meta and meta["num_specs"] != len(specs):
-        found.append(f"meta says {meta['num_specs']} specs, spec_details has {len(specs)}")
+    if "num_specs" in meta and meta["num_specs"] != page.spec_count:
+        found.append(f"meta says {meta['num_specs']} specs, spec_details has {page.spec_count}")
     by_stack = meta.get("num_specs_by_stack")
-    if isinstance(by_stack, dict):
-        counted = Counter(stack for spec in specs for stack in spec.stacks)
-        if by_stack != dict(counted):
-            found.append("meta.num_specs_by_stack disagrees with spec_details")
-    versions = meta.get("versions")
-    if isinstance(versions, list) and set(versions) != {v for s in specs for v in s.versions}:
+    if isinstance(by_stack, dict) and by_stack != dict(page.stack_counts):
+        found.append("meta.num_specs_by_stack disagrees with spec_details")
+    meta_versions = meta.get("versions")
+    if isinstance(meta_versions, list) and set(meta_versions) != versions:
         found.append("meta.versions disagrees with spec_details")
     return [f"{source}: {what} (using spec_details)" for what in found]
 
 
-def parse_page(data: bytes, source: str, digest: str) -> tuple[Page, list[str]]:
-    """Parse one page's bytes into a Page with sorted specs, and warnings about its meta."""
+class ParsedPage(NamedTuple):
+    """A page, the hashes it holds (to check they are unique) and warnings about it."""
+
+    page: Page
+    hashes: tuple[str, ...]
+    warnings: list[str]
+
+
+def read_fields(data: bytes, source: str) -> dict[str, Any]:
+    """The front-matter keys of a page, read fast when in the generator's form, else as YAML."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -189,19 +212,57 @@ def parse_page(data: bytes, source: str, digest: str) -> tuple[Page, list[str]]:
         if json_error is not None:
             raise json_error
         fields = _yaml_fields(lines, first_line, source)
-    name = _text_field(fields, "title", source)
+    return fields
+
+
+def page_identity(fields: dict[str, Any], source: str) -> tuple[str, str]:
+    """(tag, name) of a page: `categories[1]` and `title`."""
+    name = fields.get("title")
+    if not isinstance(name, str) or not name:
+        raise InputError(source, "front matter has no 'title' string", _FIX)
     categories = fields.get("categories")
     if not isinstance(categories, list) or len(categories) < 2 or not categories[1]:
         raise InputError(source, "front matter has no tag in 'categories: [package, TAG]'", _FIX)
+    return str(categories[1]), name
+
+
+def parse_page(data: bytes, source: str, digest: str, full: bool = True) -> ParsedPage:
+    """Parse one page's bytes. full=False keeps only counts: for content both sides share."""
+    fields = read_fields(data, source)
+    tag, name = page_identity(fields, source)
     details = fields.get("spec_details")
     if not isinstance(details, list):
         raise InputError(source, "'spec_details' is missing or not a list", _FIX)
-    specs = tuple(sorted((_spec(raw, source, i) for i, raw in enumerate(details)), key=_by_hash))
-    for before, after in itertools.pairwise(specs):
-        if before.hash == after.hash:
-            raise InputError(source, f"hash {before.hash} appears twice", _FIX)
-    page = Page(str(categories[1]), name, source, digest, specs)
-    return page, _meta_warnings(fields.get("meta"), specs, source)
+    specs: tuple[Spec, ...] | None = None
+    if full:
+        normalised = sorted((_spec(raw, source, i) for i, raw in enumerate(details)), key=_by_hash)
+        specs = tuple(normalised)
+        hashes = tuple(spec.hash for spec in normalised)
+        counts = stack_counts(spec.stacks for spec in normalised)
+        versions = {v for spec in normalised for v in spec.versions}
+    else:
+        hashes = tuple(sorted(_check_entry(raw, source, i) for i, raw in enumerate(details)))
+        counts = stack_counts(raw["stacks"] for raw in details)
+        versions = {v for raw in details for v in raw.get("versions", ()) if type(v) is str}
+    for before, after in itertools.pairwise(hashes):
+        if before == after:
+            raise InputError(source, f"hash {before} appears twice", _FIX)
+    page = Page(tag, name, source, digest, specs, len(hashes), counts)
+    return ParsedPage(page, hashes, _meta_warnings(fields.get("meta"), page, versions, source))
+
+
+def page_from_meta(fields: dict[str, Any], source: str, digest: str) -> Page | None:
+    """A counts-only page from its `meta` line, or None when meta lacks what it takes."""
+    meta = fields.get("meta")
+    if not isinstance(meta, dict):
+        return None
+    count, by_stack = meta.get("num_specs"), meta.get("num_specs_by_stack")
+    if type(count) is not int or not isinstance(by_stack, dict):
+        return None
+    if not all(type(k) is str and type(v) is int for k, v in by_stack.items()):
+        return None
+    tag, name = page_identity(fields, source)
+    return Page(tag, name, source, digest, None, count, tuple(sorted(by_stack.items())))
 
 
 def _by_hash(spec: Spec) -> str:

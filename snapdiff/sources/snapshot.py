@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 from typing import NamedTuple
 
 from ..errors import InputError
 from ..model import Page, Snapshot
-from .pages import parse_page
+from .pages import ParsedPage, parse_page
 
 __all__ = ["PageBytes", "PageCache", "build_snapshot"]
 
@@ -22,36 +22,35 @@ class PageBytes(NamedTuple):
 
 
 class PageCache:
-    """Parse each distinct page content once, even when both sides hold it."""
+    """Parse each distinct page content once; content both sides hold only for its counts."""
 
-    def __init__(self) -> None:
-        self._pages: dict[str, tuple[Page, list[str]]] = {}
+    def __init__(self, shared: Set[str] = frozenset()) -> None:
+        self._shared = shared  # digests present on both sides: equal there, so never compared
+        self._pages: dict[str, ParsedPage] = {}
 
-    def parse(self, raw: PageBytes) -> tuple[Page, list[str]]:
+    def parse(self, raw: PageBytes) -> ParsedPage:
         """The page for these bytes, from the cache when the same content was parsed before."""
         hit = self._pages.get(raw.digest)
         if hit is None:
-            hit = self._pages[raw.digest] = parse_page(raw.data, raw.source, raw.digest)
-            return hit
-        page, warnings = hit
-        if page.source == raw.source:
-            return hit
-        return dataclasses.replace(page, source=raw.source), warnings
+            full = raw.digest not in self._shared
+            hit = parse_page(raw.data, raw.source, raw.digest, full)
+            self._pages[raw.digest] = hit
+        elif hit.page.source != raw.source:
+            hit = hit._replace(page=dataclasses.replace(hit.page, source=raw.source))
+        return hit
 
 
 def build_snapshot(
     source: str,
-    raws: Iterable[PageBytes],
-    cache: PageCache,
+    parsed: Iterable[ParsedPage],
     commit: str | None = None,
     date: str | None = None,
 ) -> Snapshot:
-    """Parse pages into a Snapshot; a package or a hash twice in one tag is an error."""
+    """Gather parsed pages into a Snapshot; a package or a hash twice in one tag is an error."""
     pages: dict[tuple[str, str], Page] = {}
     seen: dict[tuple[str, str], str] = {}
     warnings: list[str] = []
-    for raw in raws:
-        page, page_warnings = cache.parse(raw)
+    for page, hashes, page_warnings in parsed:
         warnings.extend(page_warnings)
         key = (page.tag, page.name)
         other = pages.get(key)
@@ -59,10 +58,10 @@ def build_snapshot(
             what = f"second page for {page.name} under tag {page.tag} (first: {other.source})"
             raise InputError(page.source, what, "keep one page per package and tag")
         pages[key] = page
-        for spec in page.specs:
-            first = seen.setdefault((page.tag, spec.hash), page.source)
+        for digest in hashes:
+            first = seen.setdefault((page.tag, digest), page.source)
             if first != page.source:
-                what = f"hash {spec.hash} of tag {page.tag} is also in {first}"
+                what = f"hash {digest} of tag {page.tag} is also in {first}"
                 raise InputError(page.source, what, "a spec belongs to one page of its tag")
     if not pages:
         fix = "point at a catalogue directory, a folder of page files, or a revision holding them"
