@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 
 from .model import (
     Bump,
+    Entry,
     FieldChange,
     PackageChange,
     Page,
@@ -23,8 +24,8 @@ from .versions import bump_kind, sort_versions, version_key
 __all__ = ["diff_snapshots"]
 
 Key = tuple[str, str]  # (tag, name)
-# (tag, hash) -> (package name, spec), over the pages whose content differs between the sides
-HashIndex = dict[Key, tuple[str, Spec]]
+# (tag, hash) -> (package name, entry), over the pages whose content differs between the sides
+HashIndex = dict[Key, tuple[str, Entry]]
 _COMPARED_FIELDS = tuple(f for f in Spec._fields if f not in ("hash", "stacks"))
 
 
@@ -33,41 +34,40 @@ def _relabel(pages: Mapping[Key, Page], tag: str) -> dict[Key, Page]:
     return {(tag, name): page for (_, name), page in pages.items()}
 
 
-def _specs(page: Page | None) -> tuple[Spec, ...]:
-    """The specs of a page whose content differs between the sides (loaders parse those fully)."""
+def _entries(page: Page | None) -> Mapping[str, Entry]:
+    """The entries of a page whose content differs between the sides (loaders keep those)."""
     if page is None:
-        return ()
-    if page.specs is None:
+        return {}
+    if page.entries is None:
         raise AssertionError(f"{page.source}: content differs but only its counts were read")
-    return page.specs
+    return page.entries
 
 
 def _index(pages: Mapping[Key, Page], keys: Iterable[Key]) -> HashIndex:
     index: HashIndex = {}
     for key in keys:
-        for spec in _specs(pages.get(key)):
-            index[(key[0], spec.hash)] = (key[1], spec)
+        for digest, entry in _entries(pages.get(key)).items():
+            index[(key[0], digest)] = (key[1], entry)
     return index
 
 
-def _stack_set(specs: Iterable[Spec]) -> set[str]:
-    return {stack for spec in specs for stack in spec.stacks}
-
-
-def _spec_change(old_name: str, old: Spec, new_name: str, new: Spec) -> SpecChange | None:
+def _spec_change(old_name: str, old: Entry, new_name: str, new: Entry) -> SpecChange | None:
     """How one hash differs between the sides, or None when its normalised fields are equal."""
     if old == new and old_name == new_name:
+        return None  # the same entry as read: nothing to normalise
+    before, after = Spec.from_entry(old), Spec.from_entry(new)
+    if before == after and old_name == new_name:
         return None
     fields = [
-        FieldChange(name, getattr(old, name), getattr(new, name))
+        FieldChange(name, getattr(before, name), getattr(after, name))
         for name in _COMPARED_FIELDS
-        if getattr(old, name) != getattr(new, name)
+        if getattr(before, name) != getattr(after, name)
     ]
     if old_name != new_name:
         fields.insert(0, FieldChange("package", old_name, new_name))
-    old_stacks, new_stacks = set(old.stacks), set(new.stacks)
+    old_stacks, new_stacks = set(before.stacks), set(after.stacks)
     return SpecChange(
-        new.hash,
+        after.hash,
         tuple(sorted(new_stacks - old_stacks)),
         tuple(sorted(old_stacks - new_stacks)),
         tuple(fields),
@@ -91,22 +91,23 @@ def _package_change(
 ) -> PackageChange | None:
     """The change of one package whose page content differs, or None if it is only byte noise."""
     tag, name = key
-    old_specs, new_specs = _specs(old), _specs(new)
-    added = [s.hash for s in new_specs if (tag, s.hash) not in old_index]
-    removed = [s.hash for s in old_specs if (tag, s.hash) not in new_index]
+    old_entries, new_entries = _entries(old), _entries(new)
+    added = [h for h in new_entries if (tag, h) not in old_index]
+    removed = [h for h in old_entries if (tag, h) not in new_index]
     changed = []
-    for spec in new_specs:
-        before = old_index.get((tag, spec.hash))
+    for digest, entry in new_entries.items():
+        before = old_index.get((tag, digest))
         if before is not None:
-            change = _spec_change(before[0], before[1], name, spec)
+            change = _spec_change(before[0], before[1], name, entry)
             if change is not None:
                 changed.append(change)
     if old is not None and new is not None and not (added or removed or changed):
         return None
-    old_set = {v for s in old_specs for v in s.versions}
-    new_set = {v for s in new_specs for v in s.versions}
+    old_set = {v for e in old_entries.values() for v in e["versions"]}
+    new_set = {v for e in new_entries.values() for v in e["versions"]}
     versions_old, versions_new = sort_versions(old_set), sort_versions(new_set)
-    stacks_old, stacks_new = _stack_set(old_specs), _stack_set(new_specs)
+    stacks_old = {s for e in old_entries.values() for s in e["stacks"]}
+    stacks_new = {s for e in new_entries.values() for s in e["stacks"]}
     return PackageChange(
         tag=tag,
         name=name,
@@ -116,8 +117,8 @@ def _package_change(
         versions_added=tuple(v for v in versions_new if v not in old_set),
         versions_removed=tuple(v for v in versions_old if v not in new_set),
         bump=_bump(versions_old, versions_new) if old and new else None,
-        specs_added=tuple(sorted(added)),
-        specs_removed=tuple(sorted(removed)),
+        specs_added=tuple(added),
+        specs_removed=tuple(removed),
         specs_changed=tuple(changed),
         stacks_added=tuple(sorted(stacks_new - stacks_old)),
         stacks_removed=tuple(sorted(stacks_old - stacks_new)),

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 __all__ = [
     "Bump",
@@ -26,8 +27,8 @@ SCHEMA_VERSION = 1
 class Spec(NamedTuple):
     """One prebuilt spec, normalised: sets are sorted tuples, `@=` is `@`, `tarball` dropped.
 
-    A NamedTuple rather than a frozen dataclass: a catalogue holds ~420,000 of them per side and
-    tuple construction is several times cheaper; equality is plain tuple equality.
+    A NamedTuple rather than a frozen dataclass: built by the ten thousand, and tuple
+    construction and equality are the cheap path.
     """
 
     hash: str
@@ -38,23 +39,58 @@ class Spec(NamedTuple):
     target: str
     variants: tuple[str, ...]
     stacks: tuple[str, ...]
-    size: str | int | float | None
+    size: object
     extra: tuple[tuple[str, str], ...]  # other keys as (name, canonical JSON), sorted
+
+    @classmethod
+    def from_entry(cls, entry: Mapping[str, Any]) -> Spec:
+        """Normalise one `spec_details` entry whose types the loader has checked."""
+        extra: tuple[tuple[str, str], ...] = ()
+        if not entry.keys() <= _ENTRY_KEYS:
+            extra = tuple(
+                sorted(
+                    (key, json.dumps(value, sort_keys=True))
+                    for key, value in entry.items()
+                    if key not in _ENTRY_KEYS
+                )
+            )
+        return cls(
+            entry["hash"],
+            tuple(sorted(set(entry["versions"]))),
+            entry.get("compiler", "").replace("@=", "@"),
+            entry.get("os", ""),
+            entry.get("platform", ""),
+            entry.get("target", ""),
+            tuple(sorted(set(entry.get("variants", ())))),
+            tuple(sorted(set(entry["stacks"]))),
+            entry.get("size"),
+            extra,
+        )
 
     def configuration(self) -> tuple[str, str, str, str, tuple[str, ...]]:
         """What pairs a removed spec with an added one: os, platform, target, compiler, variants."""
         return (self.os, self.platform, self.target, self.compiler, self.variants)
 
 
+# keys with a field of their own, and `tarball`, which normalisation drops
+_ENTRY_KEYS = frozenset(Spec._fields) - {"extra"} | {"tarball"}
+
+Entry = Mapping[str, Any]  # one `spec_details` entry as read, its types checked by the loader
+
+
 @dataclass(frozen=True, slots=True)
 class Page:
-    """One catalogue page: the specs of one package under one cache tag."""
+    """One catalogue page: the specs of one package under one cache tag.
+
+    Specs stay as read (`entries`) until the diff needs them normalised: most specs of a changed
+    page are byte-for-byte the same on both sides, and comparing entries as read is far cheaper.
+    """
 
     tag: str
     name: str
     source: str  # where it was read from, for messages
     digest: str  # git blob id of the raw content: equal digest, equal page
-    specs: tuple[Spec, ...] | None  # sorted by hash; None when only the counts were read
+    entries: Mapping[str, Entry] | None  # by hash, sorted; None when only the counts were read
     spec_count: int
     stack_counts: tuple[tuple[str, int], ...]  # (stack, specs in it), sorted by stack
 

@@ -73,7 +73,7 @@ def test_output_into_a_missing_folder(tmp_path: Path, capsys: pytest.CaptureFixt
         (["only-one"], "the following arguments are required: NEW"),
         ([V1, V2, "--format", "xml"], "argument -f/--format: invalid choice: 'xml'"),
         ([V1, V2, "--bogus"], "unrecognized arguments: --bogus"),
-        ([V1, "/no/such/dir"], "/no/such/dir: no such directory or git revision"),
+        ([V1, "/no/such/dir"], "/no/such/dir: no such directory"),
     ],
 )
 def test_bad_usage_is_one_line_and_exit_2(

@@ -259,9 +259,9 @@ def test_content_both_sides_hold_is_read_once_for_its_counts(tmp_path: Path) -> 
     write_page(tmp_path / "new", "cmake", BASE["cmake"])
     old, new = load_snapshots(str(tmp_path / "old"), str(tmp_path / "new"))
     a, b = old.pages[("develop", "zlib")], new.pages[("develop", "zlib")]
-    assert a.specs is None and b.specs is None
+    assert a.entries is None and b.entries is None
     assert a.stack_counts == b.stack_counts == (("e4s", 1), ("ml-cpu", 1), ("root", 2))
-    assert new.pages[("develop", "cmake")].specs is not None
+    assert new.pages[("develop", "cmake")].entries is not None
     assert "old" in a.source and "new" in b.source
     assert (
         json.loads(json.dumps(report_to_dict(diff_snapshots(old, new))))["summary"][

@@ -5,16 +5,10 @@ from __future__ import annotations
 import os
 
 from ..errors import InputError
-from .pages import blob_digest, is_page
+from .pages import blob_digest, is_catalogue_path, is_page
 from .snapshot import PageBytes
 
 __all__ = ["read_directory"]
-
-
-def _is_catalogue_path(rel: str) -> bool:
-    """`_cache/<tag>/<package>/specs.md`: a page by its place, which must parse (SPEC section 1)."""
-    parts = rel.split(os.sep)
-    return len(parts) >= 4 and parts[-4] == "_cache" and parts[-1] == "specs.md"
 
 
 def _read(path: str) -> bytes:
@@ -52,6 +46,6 @@ def read_directory(root: str) -> list[PageBytes]:
     for rel in _files(root):
         path = os.path.join(root, rel)
         data = _read(path)
-        if _is_catalogue_path(rel) or is_page(data):
+        if is_catalogue_path(rel.replace(os.sep, "/")) or is_page(data):
             pages.append(PageBytes(path, data, blob_digest(data)))
     return pages

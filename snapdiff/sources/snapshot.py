@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 from ..errors import InputError
 from ..model import Page, Snapshot
-from .pages import ParsedPage, parse_page
+from .pages import ParsedPage, counts_from_meta, parse_page
 
 __all__ = ["PageBytes", "PageCache", "build_snapshot"]
 
@@ -22,18 +22,29 @@ class PageBytes(NamedTuple):
 
 
 class PageCache:
-    """Parse each distinct page content once; content both sides hold only for its counts."""
+    """Parse each distinct page content once, for both sides.
+
+    Content both sides hold (`shared` digests) is equal there and never compared, so only its
+    counts are read: by a counts-only parse, or from its `meta` line where the caller allows.
+    """
 
     def __init__(self, shared: Set[str] = frozenset()) -> None:
-        self._shared = shared  # digests present on both sides: equal there, so never compared
+        self.shared = shared
         self._pages: dict[str, ParsedPage] = {}
 
-    def parse(self, raw: PageBytes) -> ParsedPage:
+    def __contains__(self, digest: str) -> bool:
+        return digest in self._pages
+
+    def parse(self, raw: PageBytes, counts_from_meta_ok: bool = False) -> ParsedPage:
         """The page for these bytes, from the cache when the same content was parsed before."""
         hit = self._pages.get(raw.digest)
         if hit is None:
-            full = raw.digest not in self._shared
-            hit = parse_page(raw.data, raw.source, raw.digest, full)
+            if raw.digest not in self.shared:
+                hit = parse_page(raw.data, raw.source, raw.digest)
+            elif counts_from_meta_ok:
+                hit = counts_from_meta(raw.data, raw.source, raw.digest)
+            else:
+                hit = parse_page(raw.data, raw.source, raw.digest, full=False)
             self._pages[raw.digest] = hit
         elif hit.page.source != raw.source:
             hit = hit._replace(page=dataclasses.replace(hit.page, source=raw.source))

@@ -1,0 +1,148 @@
+"""Read catalogue pages at a git revision from the object store (the only GitPython import).
+
+Nothing is checked out: trees are listed with `git ls-tree` and blobs read through one persistent,
+pipelined `git cat-file --batch`, both driven through GitPython's command wrapper (measured at
+develop size: 0.19 s for every blob this way, against 0.43 s for half of them one request at a time
+through GitPython's object database). The work tree, index, stash and refs are never touched.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import IO, Any
+
+from ..errors import InputError
+
+__all__ = ["GitRepo", "Revision"]
+
+_MISSING_FIX = "a shallow or partial clone? fetch the history: git fetch --unshallow"
+
+
+def _text(value: bytes | str) -> str:
+    """GitPython returns object headers as bytes (typed as str)."""
+    return value.decode() if isinstance(value, bytes) else value
+
+
+@dataclass(frozen=True)
+class Revision:
+    """A revision argument resolved to the tree it names."""
+
+    arg: str  # as the user gave it
+    tree: str  # id of the tree holding the snapshot
+    commit: str | None  # short commit id, when the argument names a commit
+    date: str | None  # committer date, ISO 8601
+
+
+class GitRepo:
+    """One repository, read-only: resolve revisions, list trees, read blobs."""
+
+    def __init__(self, path: str) -> None:
+        import git  # deferred: ~90 ms that directory snapshots do not need
+
+        try:
+            self._repo = git.Repo(path, search_parent_directories=True)
+        except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+            raise InputError(
+                path, "not a git repository", "run inside a catalogue repository or pass --repo"
+            ) from exc
+        self._git = self._repo.git
+        self._batch: Any = None
+
+    @property
+    def path(self) -> str:
+        """The repository's top folder (or git dir for a bare repository)."""
+        return str(self._repo.working_tree_dir or self._repo.git_dir)
+
+    def _header(self, name: str) -> tuple[str, str] | None:
+        """(id, type) of the object a name resolves to, or None."""
+        try:
+            sha, kind, _ = self._git.get_object_header(name)
+        except ValueError:
+            return None
+        return _text(sha), _text(kind)
+
+    def resolve(self, arg: str) -> Revision:
+        """The tree a revision names: `REV`, or `REV:path` for a folder inside it."""
+        if arg.startswith("-"):
+            raise InputError(arg, "a revision may not start with '-'", "name a branch, tag or id")
+        rev, sep, path = arg.partition(":")
+        if sep and not rev:
+            raise InputError(arg, "no revision before ':'", "write REV:path, e.g. HEAD:_cache")
+        if self._header(f"{rev}^{{commit}}") is None and self._header(rev) is None:
+            raise InputError(arg, "no such directory or git revision", self._unknown_fix())
+        found = self._header(arg)
+        if found is None:
+            fix = f"list what is there with: git ls-tree {rev}"
+            raise InputError(arg, f"path '{path}' does not exist in {rev}", fix)
+        if found[1] == "blob":
+            raise InputError(arg, "names a file, not a folder", "name a tree, e.g. REV:_cache")
+        tree = self._header(f"{arg}^{{tree}}")
+        if tree is None:
+            raise InputError(arg, f"a {found[1]} holds no tree", "name a commit, tag or folder")
+        commit, date = self._commit_of(rev)
+        return Revision(arg, tree[0], commit, date)
+
+    def _commit_of(self, rev: str) -> tuple[str | None, str | None]:
+        found = self._header(f"{rev}^{{commit}}")
+        if found is None:
+            return None, None
+        commit = self._repo.commit(found[0])
+        return self._git.rev_parse("--short", found[0]), commit.committed_datetime.isoformat()
+
+    def _unknown_fix(self) -> str:
+        if self._git.rev_parse("--is-shallow-repository") == "true":
+            return "this clone is shallow: git fetch --unshallow, or name a newer revision"
+        return f"check the name with git log, in {self.path}"
+
+    def list_files(self, tree: str) -> list[tuple[str, str]]:
+        """(path, blob id) of every regular file below a tree, sorted by path."""
+        out = self._git.ls_tree("-r", "-z", "--full-tree", tree, stdout_as_string=False)
+        files = []
+        for entry in out.split(b"\0"):
+            if not entry:
+                continue
+            info, _, path = entry.partition(b"\t")
+            mode, kind, sha = info.split(b" ")
+            if kind == b"blob" and mode in (b"100644", b"100755"):
+                files.append((path.decode("utf-8", "surrogateescape"), sha.decode()))
+        return sorted(files)
+
+    def read_blobs(self, ids: Iterable[str], where: str) -> Iterator[tuple[str, bytes]]:
+        """(id, content) of each blob, in order, through one pipelined `git cat-file --batch`."""
+        wanted = list(ids)
+        if not wanted:
+            return
+        if self._batch is None:
+            self._batch = self._git.cat_file("--batch", as_process=True, istream=subprocess.PIPE)
+        stdin: IO[bytes] = self._batch.proc.stdin
+        stdout: IO[bytes] = self._batch.proc.stdout
+        request = "".join(f"{sha}\n" for sha in wanted).encode()
+
+        def send() -> None:  # a thread: a long request must not block on a full output pipe
+            stdin.write(request)
+            stdin.flush()
+
+        writer = threading.Thread(target=send, daemon=True)
+        writer.start()
+        for sha in wanted:
+            header = stdout.readline().split()
+            if len(header) != 3:
+                self._batch.proc.kill()  # its pipes still hold the rest of the request
+                self._batch = None
+                what = f"object {sha} is missing from the repository"
+                raise InputError(where, what, _MISSING_FIX)
+            data = stdout.read(int(header[2]))
+            stdout.read(1)
+            yield sha, data
+        writer.join()
+
+    def close(self) -> None:
+        """Stop the cat-file process and release the repository."""
+        if self._batch is not None:
+            self._batch.proc.stdin.close()
+            self._batch.proc.wait()
+            self._batch = None
+        self._repo.close()
