@@ -19,6 +19,9 @@ examples:
   snapdiff snapshots/v1 snapshots/v2              Markdown release notes on stdout
   snapdiff old/ new/ --format json -o report.json  the JSON report, written atomically
   snapdiff old/ new/ --exit-code                   exit 1 when anything changed
+  snapdiff HEAD~1 HEAD                             two revisions of the catalogue repository
+  snapdiff v1..v2 --repo ../cache.spack.io         a range, in another repository
+  snapdiff HEAD~7:_cache/develop HEAD:_cache/develop   one folder of each revision
 
 exit codes: 0 report written; 1 changes found (with --exit-code); 2 bad usage or bad input
 """
@@ -38,8 +41,21 @@ def _parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("old", metavar="OLD", help="the older snapshot: a directory of pages")
-    parser.add_argument("new", metavar="NEW", help="the newer snapshot: a directory of pages")
+    parser.add_argument(
+        "old",
+        metavar="OLD",
+        help="the older snapshot: a directory, a git revision (REV or "
+        "REV:path), or a range A..B standing for both sides",
+    )
+    parser.add_argument(
+        "new", metavar="NEW", nargs="?", help="the newer snapshot: a directory or a git revision"
+    )
+    parser.add_argument(
+        "--repo",
+        metavar="PATH",
+        help="the git repository revisions are read from "
+        "(default: the one holding the current directory)",
+    )
     parser.add_argument(
         "-f",
         "--format",
@@ -58,7 +74,18 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def write_atomically(path: str, text: str) -> None:
-    """Write text to path through a temporary file and a rename: never a half-written file."""
+    """Write text to path through a temporary file and a rename: never a half-written file.
+
+    A path that exists and is not a regular file (`/dev/null`, a pipe) is written directly:
+    renaming over it would replace the device with a file.
+    """
+    if os.path.exists(path) and not os.path.isfile(path):
+        try:
+            with open(path, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+        except OSError as exc:
+            raise UsageError(path, f"cannot write: {exc.strerror}", "check the path") from exc
+        return
     directory = os.path.dirname(os.path.abspath(path))
     try:
         fd, temp = tempfile.mkstemp(prefix=".snapdiff-", dir=directory)
@@ -73,12 +100,24 @@ def write_atomically(path: str, text: str) -> None:
         raise
 
 
+def _sides(old: str, new: str | None) -> tuple[str, str]:
+    """OLD and NEW, or the two ends of a range `A..B` (an empty end is HEAD), like git."""
+    if new is not None:
+        return old, new
+    if ".." not in old or os.path.isdir(old):
+        raise UsageError("", "give OLD and NEW, or one range A..B", "see snapdiff --help")
+    if "..." in old:
+        raise UsageError(old, "a symmetric range A...B is not a pair of snapshots", "write A..B")
+    start, _, end = old.partition("..")
+    return start or "HEAD", end or "HEAD"
+
+
 def _run(args: argparse.Namespace) -> int:
     from .diff import diff_snapshots
     from .render import render_json, render_markdown
     from .sources import load_snapshots
 
-    old, new = load_snapshots(args.old, args.new)
+    old, new = load_snapshots(*_sides(args.old, args.new), repo=args.repo)
     report = diff_snapshots(old, new)
     for warning in report.warnings:
         print(f"snapdiff: warning: {warning}", file=sys.stderr)

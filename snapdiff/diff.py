@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 
 from .model import (
     Bump,
@@ -24,8 +24,8 @@ from .versions import bump_kind, sort_versions, version_key
 __all__ = ["diff_snapshots"]
 
 Key = tuple[str, str]  # (tag, name)
-# (tag, hash) -> (package name, entry), over the pages whose content differs between the sides
-HashIndex = dict[Key, tuple[str, Entry]]
+# (tag, hash) -> (package name, entry): specs that left or joined a page whose content differs
+Moves = dict[Key, tuple[str, Entry]]
 _COMPARED_FIELDS = tuple(f for f in Spec._fields if f not in ("hash", "stacks"))
 
 
@@ -43,12 +43,14 @@ def _entries(page: Page | None) -> Mapping[str, Entry]:
     return page.entries
 
 
-def _index(pages: Mapping[Key, Page], keys: Iterable[Key]) -> HashIndex:
-    index: HashIndex = {}
+def _leftovers(one: Mapping[Key, Page], other: Mapping[Key, Page], keys: Iterable[Key]) -> Moves:
+    """Specs of a page that its counterpart on the other side lacks: candidates for a move."""
+    found: Moves = {}
     for key in keys:
-        for digest, entry in _entries(pages.get(key)).items():
-            index[(key[0], digest)] = (key[1], entry)
-    return index
+        entries, others = _entries(one.get(key)), _entries(other.get(key))
+        for digest in entries.keys() - others.keys():
+            found[(key[0], digest)] = (key[1], entries[digest])
+    return found
 
 
 def _spec_change(old_name: str, old: Entry, new_name: str, new: Entry) -> SpecChange | None:
@@ -87,20 +89,27 @@ def _bump(old_versions: list[str], new_versions: list[str]) -> Bump | None:
 
 
 def _package_change(
-    key: Key, old: Page | None, new: Page | None, old_index: HashIndex, new_index: HashIndex
+    key: Key, old: Page | None, new: Page | None, moved_out: Moves, moved_in: Set[Key]
 ) -> PackageChange | None:
-    """The change of one package whose page content differs, or None if it is only byte noise."""
+    """The change of one package whose page content differs, or None if it is only byte noise.
+
+    A hash that left one page of a tag and joined another is the same spec, changed (its
+    `package` field), and is reported with the package it joined.
+    """
     tag, name = key
     old_entries, new_entries = _entries(old), _entries(new)
-    added = [h for h in new_entries if (tag, h) not in old_index]
-    removed = [h for h in old_entries if (tag, h) not in new_index]
-    changed = []
+    added, changed = [], []
     for digest, entry in new_entries.items():
-        before = old_index.get((tag, digest))
-        if before is not None:
-            change = _spec_change(before[0], before[1], name, entry)
-            if change is not None:
+        before = old_entries.get(digest)
+        if before is None:
+            moved = moved_out.get((tag, digest))
+            if moved is None:
+                added.append(digest)
+            elif (change := _spec_change(moved[0], moved[1], name, entry)) is not None:
                 changed.append(change)
+        elif before != entry and (change := _spec_change(name, before, name, entry)) is not None:
+            changed.append(change)
+    removed = [h for h in old_entries if h not in new_entries and (tag, h) not in moved_in]
     if old is not None and new is not None and not (added or removed or changed):
         return None
     old_set = {v for e in old_entries.values() for v in e["versions"]}
@@ -128,15 +137,24 @@ def _package_change(
 Coverage = dict[Key, tuple[int, set[str]]]  # (tag, stack) -> (spec count, package names)
 
 
-def _coverage(pages: Mapping[Key, Page]) -> Coverage:
-    """Spec count and package set of every (tag, stack)."""
-    counts: Counter[Key] = Counter()
-    packages: dict[Key, set[str]] = {}
-    for (tag, name), page in pages.items():
+def _coverage(
+    pages: Mapping[Key, Page], keys: Iterable[Key], base: Coverage | None = None
+) -> Coverage:
+    """Spec count and package set of every (tag, stack) over some pages, added to `base`."""
+    coverage = {key: (count, set(names)) for key, (count, names) in (base or {}).items()}
+    for key in keys:
+        page = pages.get(key)
+        if page is None:
+            continue
+        tag, name = key
         for stack, count in page.stack_counts:
-            counts[(tag, stack)] += count
-            packages.setdefault((tag, stack), set()).add(name)
-    return {key: (counts[key], packages[key]) for key in counts}
+            entry = coverage.get((tag, stack))
+            if entry is None:
+                coverage[(tag, stack)] = (count, {name})
+            else:
+                entry[1].add(name)
+                coverage[(tag, stack)] = (entry[0] + count, entry[1])
+    return coverage
 
 
 def _stack_changes(before: Coverage, after: Coverage) -> list[StackChange]:
@@ -199,18 +217,17 @@ def diff_snapshots(old: Snapshot, new: Snapshot) -> Report:
         or key not in new_pages
         or old_pages[key].digest != new_pages[key].digest
     ]
-    old_index, new_index = _index(old_pages, differing), _index(new_pages, differing)
-    packages = [
-        change
-        for key in differing
-        if (
-            change := _package_change(
-                key, old_pages.get(key), new_pages.get(key), old_index, new_index
-            )
-        )
-        is not None
-    ]
-    before, after = _coverage(old_pages), _coverage(new_pages)
+    left = _leftovers(old_pages, new_pages, differing)
+    joined = _leftovers(new_pages, old_pages, differing)
+    moved_out, moved_in = {k: v for k, v in left.items() if k in joined}, left.keys() & joined
+    packages = []
+    for key in differing:
+        change = _package_change(key, old_pages.get(key), new_pages.get(key), moved_out, moved_in)
+        if change is not None:
+            packages.append(change)
+    same = old_pages.keys() - set(differing)  # on both sides, content equal: counted once
+    base = _coverage(new_pages, same)
+    before, after = _coverage(old_pages, differing, base), _coverage(new_pages, differing, base)
     stacks = _stack_changes(before, after)
     warnings = tuple(sorted(set(old.warnings) | set(new.warnings)))
     summary = _summary(packages, stacks)

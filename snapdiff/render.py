@@ -141,7 +141,7 @@ def side_label(side: dict[str, Any], with_tags: bool = False) -> str:
     """A side's name in titles: its source; a revision's commit and date; its tags if asked."""
     details = [", ".join(side["tags"])] if with_tags else []
     if side.get("commit"):
-        details += [side["commit"], side["date"]]
+        details += [side["commit"], side["date"][:10]]
     return f"{side['source']} ({', '.join(details)})" if details else str(side["source"])
 
 

@@ -62,6 +62,25 @@ def test_output_file_is_replaced_whole_and_not_touched_on_error(
     assert out.read_text().startswith("## Catalogue changes")
 
 
+def test_output_to_a_device_writes_to_it_and_leaves_it_a_device(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[bytes] = []
+
+    def drain() -> None:
+        with open(fifo, "rb") as reader:
+            received.append(reader.read())
+
+    import threading
+
+    reader = threading.Thread(target=drain)
+    reader.start()
+    assert main([V1, V2, "-o", str(fifo)]) == 0
+    reader.join(timeout=10)
+    assert received and received[0].startswith(b"## Catalogue changes")
+    assert not fifo.is_file() and fifo.exists()  # still a pipe, not replaced by a file
+
+
 def test_output_into_a_missing_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([V1, V2, "-o", str(tmp_path / "no" / "such" / "x.md")]) == 2
     assert "x.md: cannot write" in one_line_error(capsys)
@@ -70,7 +89,8 @@ def test_output_into_a_missing_folder(tmp_path: Path, capsys: pytest.CaptureFixt
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
-        (["only-one"], "the following arguments are required: NEW"),
+        (["only-one"], "give OLD and NEW, or one range A..B"),
+        ([], "the following arguments are required: OLD"),
         ([V1, V2, "--format", "xml"], "argument -f/--format: invalid choice: 'xml'"),
         ([V1, V2, "--bogus"], "unrecognized arguments: --bogus"),
         ([V1, "/no/such/dir"], "/no/such/dir: no such directory"),

@@ -50,17 +50,22 @@ class _GitSide:
         return {sha for _, sha in self.files}
 
     def load(self, cache: PageCache) -> Snapshot:
-        """Read the blobs not parsed yet (one batch), then parse in path order."""
+        """Read the blobs not parsed yet in one batch, parsing each as it arrives."""
         rev = self.revision
-        wanted = sorted({sha for _, sha in self.files if sha not in cache})
-        blobs = dict(self.repo.read_blobs(wanted, rev.arg))
-        parsed = []
+        first_path: dict[str, str] = {}
         for path, sha in self.files:
-            layout = is_catalogue_path(path)
-            data = blobs.get(sha, b"")
-            if sha in cache or layout or is_page(data):
-                raw = PageBytes(f"{rev.arg}:{path}", data, sha)
-                parsed.append(cache.parse(raw, counts_from_meta_ok=layout))
+            if sha not in cache:
+                first_path.setdefault(sha, path)
+        not_pages = set()
+        for sha, data in self.repo.read_blobs(first_path, rev.arg):
+            path = first_path[sha]
+            if is_catalogue_path(path) or is_page(data):
+                cache.parse(PageBytes(f"{rev.arg}:{path}", data, sha))
+            else:
+                not_pages.add(sha)
+        parsed = [
+            cache.get(sha, f"{rev.arg}:{path}") for path, sha in self.files if sha not in not_pages
+        ]
         return build_snapshot(rev.arg, parsed, rev.commit, rev.date)
 
 

@@ -8,6 +8,7 @@ through GitPython's object database). The work tree, index, stash and refs are n
 
 from __future__ import annotations
 
+import queue
 import subprocess
 import threading
 from collections.abc import Iterable, Iterator
@@ -34,6 +35,27 @@ class Revision:
     tree: str  # id of the tree holding the snapshot
     commit: str | None  # short commit id, when the argument names a commit
     date: str | None  # committer date, ISO 8601
+
+
+def _send(stdin: IO[bytes], wanted: list[str]) -> None:
+    """Write every request; in a thread, as a long request must not block on a full pipe."""
+    try:
+        stdin.write("".join(f"{sha}\n" for sha in wanted).encode())
+        stdin.flush()
+    except OSError:
+        pass  # the process was stopped: the reader reports what is missing
+
+
+def _drain(stdout: IO[bytes], wanted: list[str], answers: Any) -> None:
+    """Read one answer per request into the queue; None for an object git does not have."""
+    for sha in wanted:
+        header = stdout.readline().split()
+        if len(header) != 3:
+            answers.put((sha, None))
+            return
+        data = stdout.read(int(header[2]))
+        stdout.read(1)
+        answers.put((sha, data))
 
 
 class GitRepo:
@@ -79,7 +101,7 @@ class GitRepo:
             raise InputError(arg, f"path '{path}' does not exist in {rev}", fix)
         if found[1] == "blob":
             raise InputError(arg, "names a file, not a folder", "name a tree, e.g. REV:_cache")
-        tree = self._header(f"{arg}^{{tree}}")
+        tree = found if found[1] == "tree" else self._header(f"{arg}^{{tree}}")
         if tree is None:
             raise InputError(arg, f"a {found[1]} holds no tree", "name a commit, tag or folder")
         commit, date = self._commit_of(rev)
@@ -111,33 +133,33 @@ class GitRepo:
         return sorted(files)
 
     def read_blobs(self, ids: Iterable[str], where: str) -> Iterator[tuple[str, bytes]]:
-        """(id, content) of each blob, in order, through one pipelined `git cat-file --batch`."""
+        """(id, content) of each blob, in order, through one pipelined `git cat-file --batch`.
+
+        One thread writes the requests and another drains the answers into memory, so git keeps
+        inflating blobs on the other core while the caller parses the ones already read.
+        """
         wanted = list(ids)
         if not wanted:
             return
         if self._batch is None:
             self._batch = self._git.cat_file("--batch", as_process=True, istream=subprocess.PIPE)
-        stdin: IO[bytes] = self._batch.proc.stdin
-        stdout: IO[bytes] = self._batch.proc.stdout
-        request = "".join(f"{sha}\n" for sha in wanted).encode()
-
-        def send() -> None:  # a thread: a long request must not block on a full output pipe
-            stdin.write(request)
-            stdin.flush()
-
-        writer = threading.Thread(target=send, daemon=True)
-        writer.start()
-        for sha in wanted:
-            header = stdout.readline().split()
-            if len(header) != 3:
-                self._batch.proc.kill()  # its pipes still hold the rest of the request
+        proc = self._batch.proc
+        answers: queue.SimpleQueue[tuple[str, bytes | None]] = queue.SimpleQueue()
+        threading.Thread(target=_send, args=(proc.stdin, wanted), daemon=True).start()
+        threading.Thread(target=_drain, args=(proc.stdout, wanted, answers), daemon=True).start()
+        done = False
+        try:
+            for _ in wanted:
+                sha, data = answers.get()
+                if data is None:
+                    what = f"object {sha} is missing from the repository"
+                    raise InputError(where, what, _MISSING_FIX)
+                yield sha, data
+            done = True
+        finally:
+            if not done:  # the pipes still hold the rest of the request: start afresh next time
+                proc.kill()
                 self._batch = None
-                what = f"object {sha} is missing from the repository"
-                raise InputError(where, what, _MISSING_FIX)
-            data = stdout.read(int(header[2]))
-            stdout.read(1)
-            yield sha, data
-        writer.join()
 
     def close(self) -> None:
         """Stop the cat-file process and release the repository."""

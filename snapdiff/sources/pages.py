@@ -238,26 +238,54 @@ def parse_page(data: bytes, source: str, digest: str, full: bool = True) -> Pars
     return ParsedPage(page, tuple(entries), warnings)
 
 
+def _lines_but_details(data: bytes) -> tuple[list[bytes], tuple[int, int]] | None:
+    """Front-matter lines other than `spec_details`, and where its value lies; None if unusual.
+
+    The `spec_details` line holds nearly all of a page's bytes, so it is located, not copied.
+    """
+    pos = data.find(b"\n") + 1
+    if not pos or data[:pos].rstrip(b"\r\n") != b"---":
+        return None
+    lines: list[bytes] = []
+    details: tuple[int, int] | None = None
+    while pos < len(data):
+        end = data.find(b"\n", pos)
+        end = len(data) if end < 0 else end
+        if data.startswith(b"spec_details: ", pos):
+            details = (pos + 14, end)
+        else:
+            line = data[pos:end].rstrip(b"\r")
+            if line == b"---":
+                return (lines, details) if details else None
+            lines.append(line)
+        pos = end + 1
+    return None  # no closing fence
+
+
 def counts_from_meta(data: bytes, source: str, digest: str) -> ParsedPage:
     """A counts-only page read from its `meta` line, `spec_details` left unparsed.
 
     For content both sides hold (equal by construction, never compared). The number of `"hash":`
-    keys must match meta's `num_specs`; when it does not, or meta lacks the counts, the page is
-    parsed for its counts instead (and any disagreement is warned about).
+    keys in `spec_details` must match meta's `num_specs`; when it does not, or meta lacks the
+    counts, or the page is in another form, it is parsed for its counts instead (and any
+    disagreement between meta and spec_details is warned about).
     """
-    try:
-        fields = _fast_fields(_front_matter(data, source), source, skip=b"spec_details")
-    except InputError:
-        fields = None
+    found = _lines_but_details(data)
+    fields = None
+    if found is not None:
+        try:
+            fields = _fast_fields(found[0], source)
+        except InputError:
+            fields = None
     meta = fields.get("meta") if fields else None
-    if fields is None or not isinstance(meta, dict):
+    if fields is None or found is None or not isinstance(meta, dict):
         return parse_page(data, source, digest, full=False)
     count, by_stack = meta.get("num_specs"), meta.get("num_specs_by_stack")
     if (
         type(count) is not int
         or not isinstance(by_stack, dict)
         or not all(type(k) is str and type(v) is int for k, v in by_stack.items())
-        or data.count(b'"hash":') != count
+        or data.count(b'"hash":', *found[1]) != count
     ):
         return parse_page(data, source, digest, full=False)
     tag, name = _identity(fields, source)

@@ -25,7 +25,7 @@ class PageCache:
     """Parse each distinct page content once, for both sides.
 
     Content both sides hold (`shared` digests) is equal there and never compared, so only its
-    counts are read: by a counts-only parse, or from its `meta` line where the caller allows.
+    counts are read, from its `meta` line once they check out against the page's text.
     """
 
     def __init__(self, shared: Set[str] = frozenset()) -> None:
@@ -35,19 +35,22 @@ class PageCache:
     def __contains__(self, digest: str) -> bool:
         return digest in self._pages
 
-    def parse(self, raw: PageBytes, counts_from_meta_ok: bool = False) -> ParsedPage:
+    def get(self, digest: str, source: str) -> ParsedPage:
+        """A page parsed before, named by this source."""
+        hit = self._pages[digest]
+        if hit.page.source != source:
+            hit = hit._replace(page=dataclasses.replace(hit.page, source=source))
+        return hit
+
+    def parse(self, raw: PageBytes) -> ParsedPage:
         """The page for these bytes, from the cache when the same content was parsed before."""
-        hit = self._pages.get(raw.digest)
-        if hit is None:
-            if raw.digest not in self.shared:
-                hit = parse_page(raw.data, raw.source, raw.digest)
-            elif counts_from_meta_ok:
-                hit = counts_from_meta(raw.data, raw.source, raw.digest)
-            else:
-                hit = parse_page(raw.data, raw.source, raw.digest, full=False)
-            self._pages[raw.digest] = hit
-        elif hit.page.source != raw.source:
-            hit = hit._replace(page=dataclasses.replace(hit.page, source=raw.source))
+        if raw.digest in self._pages:
+            return self.get(raw.digest, raw.source)
+        if raw.digest in self.shared:
+            hit = counts_from_meta(raw.data, raw.source, raw.digest)
+        else:
+            hit = parse_page(raw.data, raw.source, raw.digest)
+        self._pages[raw.digest] = hit
         return hit
 
 

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Benchmark snapdiff on full-size synthetic catalogues (not a test: nothing here asserts time).
+
+Generates, once, with ../shared/tools/gencat.py (synthetic data, labelled as such):
+  develop size: 6,000 pages / 60,000 specs per side, 5% churn, as two directories and as a git
+                repository with the same two snapshots committed and tagged v1, v2;
+  all tags:     7 tag folders, ~42,000 pages / ~420,000 specs per side, 5% churn on develop.
+Then runs every command --runs times, interleaved, and prints medians and ratios:
+  directory mode against the floor (shared/tools/floor.py: read and json-parse both sides),
+  git mode against `git diff --stat v1 v2`, peak RSS, and `snapdiff --version` start-up.
+It also checks the counts snapdiff reports against gencat's ground truth.
+
+Usage: python bench/run.py [--runs 5] [--sizes develop,all] [--out bench/out]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = Path(os.environ.get("SNAPDIFF_SHARED", ROOT.parent / "shared"))
+GENCAT = SHARED / "tools" / "gencat.py"
+FLOOR = SHARED / "tools" / "floor.py"
+ALL_TAGS = (
+    "v0.21.2,v0.22.5,v0.23.1,develop-2025-03-09,develop-2025-03-16,develop-2025-03-23,develop"
+)
+SIZES = {
+    "develop": ["--packages", "6000", "--specs-total", "60000"],
+    "all": ["--tags", ALL_TAGS, "--packages", "6000", "--specs-total", "420000"],
+}
+
+
+def snapdiff_command() -> list[str]:
+    """The installed console script beside this interpreter (a pyenv shim would add ~50 ms)."""
+    script = Path(sys.executable).parent / "snapdiff"
+    return [str(script)] if script.exists() else [sys.executable, "-m", "snapdiff"]
+
+
+def gencat(*args: str) -> None:
+    subprocess.run([sys.executable, str(GENCAT), *args], check=True, stdout=subprocess.DEVNULL)
+
+
+def generate(out: Path, size: str) -> Path:
+    """<out>/<size>/{v1,v2,git,truth.json}, made once (delete the folder to make it again)."""
+    base = out / size
+    if (base / "done").exists():
+        return base
+    shutil.rmtree(base, ignore_errors=True)
+    base.mkdir(parents=True)
+    started = time.perf_counter()
+    gencat(*SIZES[size], "--seed", "1", "--out", str(base / "v1"))
+    gencat(
+        "--evolve-from",
+        str(base / "v1"),
+        "--churn",
+        "0.05",
+        "--seed",
+        "2",
+        "--out",
+        str(base / "v2"),
+        "--truth",
+        str(base / "truth.json"),
+    )
+    gencat(
+        "--git", "--commit-snapshots", f"{base / 'v1'},{base / 'v2'}", "--out", str(base / "git")
+    )
+    (base / "done").write_text("")
+    print(f"generated {size} in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    return base
+
+
+def timed(command: list[str], cwd: Path) -> tuple[float, int]:
+    """Wall seconds and peak RSS (KiB) of one run; its output is discarded."""
+    started = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - started
+    stderr = process.stderr.read().decode() if process.stderr else ""
+    if os.waitstatus_to_exitcode(status) not in (0, 1):
+        sys.exit(f"{' '.join(command)} failed: {stderr}")
+    return elapsed, usage.ru_maxrss
+
+
+def check_truth(base: Path) -> str:
+    """snapdiff's counts against gencat's ground truth for the directory pair."""
+    out = subprocess.run(
+        [*snapdiff_command(), "v1", "v2", "--format", "json"],
+        cwd=base,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    summary = json.loads(out)["summary"]
+    truth = json.loads((base / "truth.json").read_text().splitlines()[0])
+    pairs = {
+        "specs_added": "specs_added",
+        "specs_removed": "specs_removed",
+        "specs_changed": "specs_stacks_changed",
+        "packages_added": "pages_added",
+        "packages_removed": "pages_removed",
+    }
+    wrong = [
+        f"{ours}={summary[ours]} truth={truth[theirs]}"
+        for ours, theirs in pairs.items()
+        if summary[ours] != truth[theirs]
+    ]
+    return "counts match gencat's ground truth" if not wrong else "MISMATCH " + ", ".join(wrong)
+
+
+def bench(base: Path, runs: int) -> dict[str, tuple[float, int]]:
+    """Median seconds and the largest peak RSS of each command, runs interleaved."""
+    snapdiff = snapdiff_command()
+    commands = {
+        "floor": ([sys.executable, str(FLOOR), "v1", "v2"], base),
+        "snapdiff dir": ([*snapdiff, "v1", "v2"], base),
+        "git diff --stat": (["git", "diff", "--stat", "v1", "v2"], base / "git"),
+        "snapdiff git": ([*snapdiff, "v1", "v2"], base / "git"),
+        "snapdiff --version": ([*snapdiff, "--version"], base),
+    }
+    samples: dict[str, list[tuple[float, int]]] = {name: [] for name in commands}
+    for command, cwd in commands.values():  # one warm-up run each
+        timed(command, cwd)
+    for _ in range(runs):
+        for name, (command, cwd) in commands.items():
+            samples[name].append(timed(command, cwd))
+    return {
+        name: (statistics.median(s for s, _ in got), max(r for _, r in got))
+        for name, got in samples.items()
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--sizes", default="develop,all")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
+    args = parser.parse_args()
+    if not GENCAT.exists():
+        sys.exit(f"{GENCAT} not found (set SNAPDIFF_SHARED to the shared folder)")
+    print(f"machine: {os.cpu_count()} cores, {sys.version.split()[0]}; medians of {args.runs}")
+    for size in args.sizes.split(","):
+        base = generate(args.out, size)
+        print(f"\n{size}: {check_truth(base)}")
+        result = bench(base, args.runs)
+        for name, (seconds, rss) in result.items():
+            print(f"  {name:<20} {seconds:7.3f} s   peak RSS {rss / 1024:7.0f} MiB")
+        floor, git_stat = result["floor"][0], result["git diff --stat"][0]
+        print(f"  ratio snapdiff dir / floor            {result['snapdiff dir'][0] / floor:5.2f}")
+        print(
+            f"  ratio snapdiff git / git diff --stat  {result['snapdiff git'][0] / git_stat:5.2f}"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,369 @@
+"""Git revisions as snapshots, on throwaway repositories built from real catalogue pages."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pagegen import HISTORY, SEEDS, load_real, spec, write_page
+
+from snapdiff.cli import main
+from snapdiff.sources import load_snapshots, pages
+
+ENV = {
+    "GIT_AUTHOR_NAME": "snapdiff tests",
+    "GIT_AUTHOR_EMAIL": "tests@example.invalid",
+    "GIT_COMMITTER_NAME": "snapdiff tests",
+    "GIT_COMMITTER_EMAIL": "tests@example.invalid",
+    "GIT_CONFIG_GLOBAL": os.devnull,
+    "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+def git(repo: Path, *args: str, date: str | None = None) -> str:
+    env = dict(os.environ, **ENV)
+    if date:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
+    done = subprocess.run(
+        ["git", "-C", str(repo), "-c", "commit.gpgSign=false", *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
+def place(root: Path, pages: list[Path]) -> None:
+    """Put real pages at their catalogue paths."""
+    for page in pages:
+        title, tag, _, _ = load_real(page)
+        target = root / "_cache" / tag / title / "specs.md"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(page, target)
+
+
+def reorder_stacks(root: Path) -> None:
+    """Rewrite every page with each stacks list reversed: bytes change, meaning does not."""
+    for path in sorted(root.glob("_cache/*/*/specs.md")):
+        title, tag, _, details = load_real(path)
+        write_page(root, title, [dict(d, stacks=d["stacks"][::-1]) for d in details], tag=tag)
+
+
+def commit(repo: Path, message: str, day: int) -> str:
+    git(repo, "add", "-A")
+    git(
+        repo,
+        "commit",
+        "-q",
+        "--allow-empty",
+        "-m",
+        message,
+        date=f"2025-04-{day:02d}T04:00:00+0000",
+    )
+    return git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture(scope="module")
+def catalogue(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A catalogue repository: the site's own files beside `_cache`, one commit a day.
+
+    c1 (tag v1): the older real pages; c2 (tag v2): the newest real pages; c3: the same pages
+    with every stacks list reversed; c4: one page removed and a synthetic one added.
+    """
+    repo = tmp_path_factory.mktemp("catalogue")
+    git(repo, "init", "-q", "-b", "main")
+    (repo / "README.md").write_text("# cache.spack.io\n")
+    (repo / "index.md").write_text("---\nlayout: default\ntitle: Home\n---\nWelcome\n")
+    (repo / "_layouts").mkdir()
+    (repo / "_layouts" / "cache.html").write_text("<html>{{ content }}</html>\n")
+    place(repo, HISTORY)
+    commit(repo, "catalogue 1", 1)
+    git(repo, "tag", "v1")
+    shutil.rmtree(repo / "_cache")
+    place(repo, SEEDS)
+    commit(repo, "catalogue 2", 2)
+    git(repo, "tag", "v2")
+    reorder_stacks(repo)
+    commit(repo, "catalogue 3: stacks reordered", 3)
+    shutil.rmtree(repo / "_cache" / "develop" / "py-keras")
+    write_page(repo, "zlib-ng", [spec("z1", "2.2.1")])
+    commit(repo, "catalogue 4", 4)
+    return repo
+
+
+def export(repo: Path, rev: str, into: Path) -> Path:
+    """A checkout of a revision, made without touching the repository's work tree."""
+    archive = into.with_suffix(".tar")
+    git(repo, "archive", "-o", str(archive), rev)
+    with tarfile.open(archive) as tar:
+        tar.extractall(into, filter="data")
+    return into
+
+
+def report(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    assert main([*argv, "--format", "json"]) == 0
+    data: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return data
+
+
+def without_sources(data: dict[str, Any]) -> dict[str, Any]:
+    drop = ("source", "commit", "date")
+    return data | {
+        side: {k: v for k, v in data[side].items() if k not in drop} for side in ("old", "new")
+    }
+
+
+@pytest.mark.parametrize(
+    ("old", "new"), [("v1", "v2"), ("v2", "HEAD"), ("v1", "HEAD"), ("HEAD~2", "HEAD~1")]
+)
+def test_revisions_report_what_checkouts_report(
+    catalogue: Path, tmp_path: Path, old: str, new: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from_git = report([old, new, "--repo", str(catalogue)], capsys)
+    a, b = export(catalogue, old, tmp_path / "a"), export(catalogue, new, tmp_path / "b")
+    from_dirs = report([str(a), str(b)], capsys)
+    assert without_sources(from_git) == without_sources(from_dirs)
+    assert from_git["old"]["source"] == old and from_git["new"]["source"] == new
+
+
+def test_sources_carry_revision_commit_and_date(
+    catalogue: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = report(["v1", "v2", "--repo", str(catalogue)], capsys)
+    full = git(catalogue, "rev-parse", "v1")
+    assert full.startswith(data["old"]["commit"]) and len(data["old"]["commit"]) >= 7
+    assert data["old"]["date"] == "2025-04-01T04:00:00+00:00"
+    assert data["new"]["date"] == "2025-04-02T04:00:00+00:00"
+    assert main(["v1", "v2", "--repo", str(catalogue)]) == 0
+    title = capsys.readouterr().out.splitlines()[0]
+    assert title == (
+        f"## Catalogue changes: v1 ({data['old']['commit']}, 2025-04-01) → "
+        f"v2 ({data['new']['commit']}, 2025-04-02)"
+    )
+
+
+def test_a_commit_that_only_reorders_stacks_is_no_change(catalogue: Path) -> None:
+    assert (
+        main(["HEAD~2", "HEAD~1", "--repo", str(catalogue), "--exit-code", "-o", os.devnull]) == 0
+    )
+    assert main(["HEAD~1", "HEAD", "--repo", str(catalogue), "--exit-code", "-o", os.devnull]) == 1
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["v1..v2"],
+        ["v1", "v2"],
+        ["main~3", "main~2"],
+        ["v1^{commit}", "v2"],
+        ["v1..HEAD~2"],
+        ["v1:_cache", "v2:_cache"],
+        ["v1:_cache/develop", "v2:_cache/develop"],
+    ],
+)
+def test_git_spellings(
+    catalogue: Path,
+    argv: list[str],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.chdir(catalogue / "_cache")  # inside the repository: found without --repo
+    data = report(argv, capsys)
+    assert (data["summary"]["version_bumps"], data["summary"]["specs_added"]) == (5, 470)
+
+
+def test_short_ids_and_ranges_with_one_end(
+    catalogue: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    short = git(catalogue, "rev-parse", "--short", "v2")
+    assert (
+        report([f"{short}..", "--repo", str(catalogue)], capsys)["summary"]["packages_removed"] == 1
+    )  # v2..HEAD
+
+
+def test_a_directory_against_a_revision(
+    catalogue: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = export(catalogue, "v1", tmp_path / "v1-checkout")
+    data = report([str(old), "v2", "--repo", str(catalogue)], capsys)
+    assert data["summary"]["version_bumps"] == 5
+
+
+def test_an_existing_directory_wins_over_a_revision(
+    catalogue: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    write_page(tmp_path / "v1", "only-here", [spec("o1")])
+    data = report(["v1", "v2", "--repo", str(catalogue)], capsys)
+    assert [p["name"] for p in data["packages"] if p["status"] == "removed"] == ["only-here"]
+
+
+def state(repo: Path) -> dict[str, str]:
+    """Everything snapdiff must not touch: work tree, index, stash, refs, HEAD."""
+    index = hashlib.sha256((repo / ".git" / "index").read_bytes()).hexdigest()
+    return {
+        "status": git(repo, "status", "--porcelain", "--untracked-files=all"),
+        "diff": git(repo, "diff"),
+        "staged": git(repo, "diff", "--cached"),
+        "index": index,
+        "refs": git(repo, "show-ref"),
+        "stash": git(repo, "stash", "list"),
+        "head": git(repo, "symbolic-ref", "HEAD"),
+        "files": "\n".join(
+            sorted(str(p.relative_to(repo)) for p in repo.rglob("*") if ".git" not in p.parts)
+        ),
+    }
+
+
+def test_the_work_tree_index_stash_and_refs_are_untouched(tmp_path: Path, catalogue: Path) -> None:
+    repo = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", str(catalogue), str(repo))
+    (repo / "README.md").write_text("edited, not committed\n")
+    (repo / "untracked.txt").write_text("new\n")
+    (repo / "index.md").write_text("staged change\n")
+    git(repo, "add", "index.md")
+    git(repo, "stash", "push", "-q", "--", "README.md")
+    (repo / "README.md").write_text("edited again\n")
+    before = state(repo)
+    assert main(["v1", "HEAD", "--repo", str(repo), "-o", str(tmp_path / "out.md")]) == 0
+    assert main(["HEAD~1..HEAD", "--repo", str(repo), "-o", str(tmp_path / "out.md")]) == 0
+    assert state(repo) == before
+
+
+def test_only_changed_blobs_are_parsed(catalogue: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    parsed: list[str] = []
+    real = pages.parse_page
+
+    def counting(data: bytes, source: str, digest: str, full: bool = True) -> Any:
+        parsed.append(source)
+        return real(data, source, digest, full)
+
+    monkeypatch.setattr("snapdiff.sources.snapshot.parse_page", counting)
+    old, new = load_snapshots("HEAD~1", "HEAD", repo=str(catalogue))
+    changed = git(catalogue, "diff", "--name-only", "--no-renames", "HEAD~1", "HEAD").split()
+    assert sorted(changed) == [
+        "_cache/develop/py-keras/specs.md",
+        "_cache/develop/zlib-ng/specs.md",
+    ]
+    assert sorted(parsed) == [
+        "HEAD:_cache/develop/zlib-ng/specs.md",
+        "HEAD~1:_cache/develop/py-keras/specs.md",
+    ]
+    unchanged = new.pages[("develop", "py-jax")]
+    assert unchanged.entries is None and unchanged.spec_count == 68
+    assert old.pages[("develop", "py-jax")].stack_counts == unchanged.stack_counts
+
+
+def test_unchanged_pages_with_inconsistent_meta_are_counted_from_spec_details(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """meta's spec count is checked against the page's hashes; a mismatch is parsed instead."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    page = write_page(repo, "zlib", [spec("a1"), spec("a2")])
+    page.write_text(page.read_text().replace('"num_specs": 2', '"num_specs": 5'))
+    write_page(repo, "cmake", [spec("c1")])
+    commit(repo, "one", 1)
+    write_page(repo, "cmake", [spec("c2")])
+    commit(repo, "two", 2)
+    data = report(["HEAD~1", "HEAD", "--repo", str(repo)], capsys)
+    assert (data["old"]["specs"], data["new"]["specs"]) == (3, 3)
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["nope", "v2"], "nope: no such directory or git revision (check the name with git log"),
+        (["v1:_cache/nope", "v2"], "v1:_cache/nope: path '_cache/nope' does not exist in v1"),
+        (["v1:README.md", "v2"], "v1:README.md: names a file, not a folder"),
+        (["v1", "--", "-v2"], "-v2: a revision may not start with '-'"),
+        (["v1...v2"], "v1...v2: a symmetric range A...B is not a pair of snapshots"),
+        (["v1"], "give OLD and NEW, or one range A..B"),
+        ([":_cache", "v2"], ":_cache: no revision before ':'"),
+    ],
+)
+def test_bad_revisions(
+    catalogue: Path, argv: list[str], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--repo", str(catalogue), *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("snapdiff: error: ") and err.count("\n") == 1, err
+    assert expected in err
+
+
+def test_not_a_repository(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["v1", "v2", "--repo", str(tmp_path)]) == 2
+    assert (
+        f"v1 (in {tmp_path}): no such directory (not a git repository)" in capsys.readouterr().err
+    )
+
+
+def test_a_missing_object_names_the_revision(
+    tmp_path: Path, catalogue: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "broken"
+    git(tmp_path, "clone", "-q", "--no-local", str(catalogue), str(repo))
+    for pack in list((repo / ".git" / "objects" / "pack").glob("*.pack")):
+        moved = tmp_path / pack.name  # out of the repository, then unpacked as loose objects
+        pack.rename(moved)
+        pack.with_suffix(".idx").unlink()
+        with moved.open("rb") as handle:
+            subprocess.run(
+                ["git", "-C", str(repo), "unpack-objects", "-q"],
+                stdin=handle,
+                check=True,
+                env=dict(os.environ, **ENV),
+            )
+    blob = git(repo, "rev-parse", "v1:_cache/develop/py-jax/specs.md")
+    (repo / ".git" / "objects" / blob[:2] / blob[2:]).unlink()
+    assert main(["v1", "v2", "--repo", str(repo), "-o", str(tmp_path / "out.md")]) == 2
+    err = capsys.readouterr().err
+    assert f"v1: object {blob} is missing from the repository" in err
+    assert "git fetch --unshallow" in err and err.count("\n") == 1
+    assert not (tmp_path / "out.md").exists()
+
+
+def test_a_shallow_clone_says_so(
+    tmp_path: Path, catalogue: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "shallow"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{catalogue}", str(repo))
+    assert main(["HEAD~1", "HEAD", "--repo", str(repo)]) == 2
+    assert (
+        "HEAD~1: no such directory or git revision (this clone is shallow"
+        in capsys.readouterr().err
+    )
+
+
+def test_pages_in_a_flat_folder_committed_to_git(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Outside `_cache`, a file is a page by its front matter, in git as on disk."""
+    repo = tmp_path / "flat"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    for page in HISTORY:
+        shutil.copyfile(page, repo / f"{page.parent.name}.md")
+    (repo / "notes.md").write_text("---\nlayout: post\n---\n")
+    commit(repo, "old", 1)
+    for page in repo.glob("*.md"):
+        if page.name != "notes.md":
+            page.unlink()
+    for page in SEEDS:
+        shutil.copyfile(page, repo / page.name)
+    commit(repo, "new", 2)
+    data = report(["HEAD~1", "HEAD", "--repo", str(repo)], capsys)
+    assert data["summary"]["version_bumps"] == 5 and data["new"]["packages"] == 5
