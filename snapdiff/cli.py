@@ -11,6 +11,7 @@ from typing import NoReturn
 
 from . import __version__
 from .errors import SnapdiffError, UsageError
+from .model import Filters
 
 __all__ = ["main"]
 
@@ -25,6 +26,16 @@ examples:
 
 exit codes: 0 report written; 1 changes found (with --exit-code); 2 bad usage or bad input
 """
+
+
+FILTERS = {
+    "package": "packages whose name matches, e.g. 'py-*'",
+    "tag": "cache tags, e.g. develop",
+    "stack": "specs in a matching stack, e.g. 'ml-*'",
+    "os": "specs for a matching OS, e.g. ubuntu24.04",
+    "target": "specs for a matching target, e.g. aarch64",
+    "compiler": "specs built with a matching compiler, e.g. 'gcc@13*'",
+}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -69,6 +80,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--exit-code", action="store_true", help="exit 1 when there are changes, like git diff"
     )
+    narrow = parser.add_argument_group(
+        "filters", "look only at matching specs (globs; repeat an option for alternatives)"
+    )
+    for name, what in FILTERS.items():
+        narrow.add_argument(f"--{name}", action="append", default=[], metavar="GLOB", help=what)
     parser.add_argument("--version", action="version", version=f"snapdiff {__version__}")
     return parser
 
@@ -117,8 +133,9 @@ def _run(args: argparse.Namespace) -> int:
     from .render import render_json, render_markdown
     from .sources import load_snapshots
 
-    old, new = load_snapshots(*_sides(args.old, args.new), repo=args.repo)
-    report = diff_snapshots(old, new)
+    filters = Filters(**{name: tuple(getattr(args, name)) for name in FILTERS})
+    old, new = load_snapshots(*_sides(args.old, args.new), repo=args.repo, full=filters.per_spec)
+    report = diff_snapshots(old, new, filters)
     for warning in report.warnings:
         print(f"snapdiff: warning: {warning}", file=sys.stderr)
     text = render_json(report) if args.format == "json" else render_markdown(report)

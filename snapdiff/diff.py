@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Set
 
+from .explain import describe_fields, explain
+from .filters import apply_filters
 from .model import (
     Bump,
     Entry,
     FieldChange,
+    Filters,
     PackageChange,
     Page,
     Report,
+    Sentence,
     Side,
     Snapshot,
     Spec,
@@ -65,14 +69,17 @@ def _spec_change(old_name: str, old: Entry, new_name: str, new: Entry) -> SpecCh
         for name in _COMPARED_FIELDS
         if getattr(before, name) != getattr(after, name)
     ]
+    details = describe_fields(before, after) if fields else ()
     if old_name != new_name:
         fields.insert(0, FieldChange("package", old_name, new_name))
+        details = (Sentence("package: {} → {}", (old_name, new_name)), *details)
     old_stacks, new_stacks = set(before.stacks), set(after.stacks)
     return SpecChange(
         after.hash,
         tuple(sorted(new_stacks - old_stacks)),
         tuple(sorted(old_stacks - new_stacks)),
         tuple(fields),
+        details,
     )
 
 
@@ -86,6 +93,17 @@ def _bump(old_versions: list[str], new_versions: list[str]) -> Bump | None:
         return None
     kind = "upgrade" if new_key > old_key else "downgrade"
     return Bump(old, new, kind, bump_kind(old, new))
+
+
+def _values(entries: Mapping[str, Entry]) -> dict[tuple[str, str], set[str]]:
+    """Per platform, the os, target and compiler values a package's specs have (normalised)."""
+    values: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for e in entries.values():
+        platform = e.get("platform", "")
+        values[(platform, "os")].add(e.get("os", ""))
+        values[(platform, "target")].add(e.get("target", ""))
+        values[(platform, "compiler")].add(e.get("compiler", "").replace("@=", "@"))
+    return values
 
 
 def _package_change(
@@ -112,6 +130,14 @@ def _package_change(
     removed = [h for h in old_entries if h not in new_entries and (tag, h) not in moved_in]
     if old is not None and new is not None and not (added or removed or changed):
         return None
+    explanation = explain(
+        [Spec.from_entry(old_entries[h]) for h in removed],
+        [Spec.from_entry(new_entries[h]) for h in added],
+        _values(old_entries),
+        _values(new_entries),
+        lambda: {Spec.from_entry(e).configuration() for e in new_entries.values()},
+        changed,
+    )
     old_set = {v for e in old_entries.values() for v in e["versions"]}
     new_set = {v for e in new_entries.values() for v in e["versions"]}
     versions_old, versions_new = sort_versions(old_set), sort_versions(new_set)
@@ -131,6 +157,7 @@ def _package_change(
         specs_changed=tuple(changed),
         stacks_added=tuple(sorted(stacks_new - stacks_old)),
         stacks_removed=tuple(sorted(stacks_old - stacks_new)),
+        explanation=explanation,
     )
 
 
@@ -177,6 +204,7 @@ def _summary(packages: list[PackageChange], stacks: list[StackChange]) -> Summar
     status = Counter(p.status for p in packages)
     bumps = Counter(p.bump.kind for p in packages if p.bump)
     stack_status = Counter(s.status for s in stacks)
+    explained = [p.explanation for p in packages]
     return Summary(
         packages_added=status["added"],
         packages_removed=status["removed"],
@@ -186,6 +214,11 @@ def _summary(packages: list[PackageChange], stacks: list[StackChange]) -> Summar
         specs_changed=sum(len(p.specs_changed) for p in packages),
         version_bumps=bumps["upgrade"],
         version_downgrades=bumps["downgrade"],
+        specs_rebuilt=sum(e.count("rebuilt") for e in explained),
+        specs_upgraded=sum(e.count("upgrade") for e in explained),
+        specs_downgraded=sum(e.count("downgrade") for e in explained),
+        specs_appeared=sum(len(e.appeared) for e in explained),
+        specs_disappeared=sum(len(e.disappeared) for e in explained),
         stacks_added=stack_status["added"],
         stacks_removed=stack_status["removed"],
         stacks_changed=stack_status["changed"],
@@ -204,8 +237,10 @@ def _side(snapshot: Snapshot, coverage: Coverage) -> Side:
     )
 
 
-def diff_snapshots(old: Snapshot, new: Snapshot) -> Report:
-    """Compare two snapshots: every package, spec and stack added, removed or changed."""
+def diff_snapshots(old: Snapshot, new: Snapshot, filters: Filters | None = None) -> Report:
+    """Compare two snapshots (narrowed by the filters): every package, spec and stack changed."""
+    filters = filters or Filters()
+    old, new = apply_filters(old, filters), apply_filters(new, filters)
     old_pages: Mapping[Key, Page] = old.pages
     if len(old.tags) == 1 and len(new.tags) == 1 and old.tags != new.tags:
         old_pages = _relabel(old.pages, new.tags[0])
@@ -238,4 +273,5 @@ def diff_snapshots(old: Snapshot, new: Snapshot) -> Report:
         tuple(packages),
         tuple(stacks),
         warnings,
+        filters,
     )

@@ -9,10 +9,14 @@ from typing import Any, NamedTuple
 
 __all__ = [
     "Bump",
+    "Explanation",
     "FieldChange",
+    "Filters",
+    "Migration",
     "PackageChange",
     "Page",
     "Report",
+    "Sentence",
     "Side",
     "Snapshot",
     "Spec",
@@ -22,6 +26,11 @@ __all__ = [
 ]
 
 SCHEMA_VERSION = 1
+
+
+Configuration = tuple[
+    str, str, str, str, tuple[str, ...]
+]  # os, platform, target, compiler, variants
 
 
 class Spec(NamedTuple):
@@ -67,7 +76,7 @@ class Spec(NamedTuple):
             extra,
         )
 
-    def configuration(self) -> tuple[str, str, str, str, tuple[str, ...]]:
+    def configuration(self) -> Configuration:
         """What pairs a removed spec with an added one: os, platform, target, compiler, variants."""
         return (self.os, self.platform, self.target, self.compiler, self.variants)
 
@@ -117,6 +126,29 @@ class Snapshot:
 
 
 @dataclass(frozen=True, slots=True)
+class Filters:
+    """Which specs a diff looks at: values are globs; several values of one filter are alternatives,
+    and every filter given must match."""
+
+    package: tuple[str, ...] = ()
+    tag: tuple[str, ...] = ()
+    stack: tuple[str, ...] = ()
+    os: tuple[str, ...] = ()
+    target: tuple[str, ...] = ()
+    compiler: tuple[str, ...] = ()
+
+    @property
+    def applied(self) -> tuple[tuple[str, tuple[str, ...]], ...]:
+        """(filter, globs) of every filter given, in a fixed order."""
+        return tuple((name, getattr(self, name)) for name in self.__slots__ if getattr(self, name))
+
+    @property
+    def per_spec(self) -> bool:
+        """True when a filter looks inside pages, so every page must be read in full."""
+        return bool(self.stack or self.os or self.target or self.compiler)
+
+
+@dataclass(frozen=True, slots=True)
 class Side:
     """What the report says about one input."""
 
@@ -156,6 +188,57 @@ class SpecChange:
     stacks_added: tuple[str, ...]
     stacks_removed: tuple[str, ...]
     fields: tuple[FieldChange, ...] = ()
+    details: tuple[Sentence, ...] = ()  # the fields' differences, one sentence each
+
+
+class Sentence(NamedTuple):
+    """Words with `{}` where values from the data go: plain in JSON, marked up in Markdown."""
+
+    words: str
+    values: tuple[str, ...] = ()
+
+    def plain(self) -> str:
+        """The sentence as plain text."""
+        return self.words.format(*self.values)
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """A removed spec and an added one of the same package and configuration."""
+
+    old: str  # hash
+    new: str  # hash
+    old_version: str
+    new_version: str
+    kind: str  # "rebuilt" (same version) | "upgrade" | "downgrade"
+    configuration: Configuration
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """Values of one dimension that left a package's specs, arrived, or replaced each other."""
+
+    platform: str  # values are compared within one platform (linux, darwin)
+    dimension: str  # "os" | "compiler" | "target"
+    old: tuple[str, ...]  # values no spec of the package has any more
+    new: tuple[str, ...]  # values no spec of the package had before
+    specs_old: int  # disappeared specs with an old value
+    specs_new: int  # appeared specs with a new value
+
+
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """Why a package's specs were added and removed: every one lands in exactly one class."""
+
+    pairs: tuple[Pair, ...]  # rebuilt, upgraded and downgraded, sorted by new hash
+    appeared: tuple[str, ...]  # added specs of a configuration no removed spec had
+    disappeared: tuple[str, ...]  # removed specs of a configuration no added spec has
+    migrations: tuple[Migration, ...]
+    lines: tuple[Sentence, ...]  # the same, said in a few sentences
+
+    def count(self, kind: str) -> int:
+        """How many pairs are of this kind."""
+        return sum(1 for pair in self.pairs if pair.kind == kind)
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +258,7 @@ class PackageChange:
     specs_changed: tuple[SpecChange, ...]
     stacks_added: tuple[str, ...]
     stacks_removed: tuple[str, ...]
+    explanation: Explanation
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,6 +286,11 @@ class Summary:
     specs_changed: int
     version_bumps: int
     version_downgrades: int
+    specs_rebuilt: int  # pairs: each is one added and one removed spec
+    specs_upgraded: int
+    specs_downgraded: int
+    specs_appeared: int
+    specs_disappeared: int
     stacks_added: int
     stacks_removed: int
     stacks_changed: int
@@ -232,4 +321,5 @@ class Report:
     packages: tuple[PackageChange, ...]
     stacks: tuple[StackChange, ...]
     warnings: tuple[str, ...] = field(default=())
+    filters: Filters = field(default=Filters())
     schema_version: int = SCHEMA_VERSION

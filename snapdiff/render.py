@@ -2,38 +2,61 @@
 
 from __future__ import annotations
 
+import html
 import json
+import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from .errors import TemplateError
-from .model import PackageChange, Report, Side, SpecChange, StackChange
+from .model import (
+    Configuration,
+    Migration,
+    PackageChange,
+    Pair,
+    Report,
+    Side,
+    SpecChange,
+    StackChange,
+)
 
-__all__ = ["md_escape", "render_json", "render_markdown", "report_to_dict"]
+__all__ = ["code", "render_json", "render_markdown", "report_to_dict"]
 
 DEFAULT_TEMPLATE = "report.md.j2"
 FOLD_AFTER = 10  # a table with more rows than this goes inside <details>
 LIST_LIMIT = 8  # items shown in one table cell before "… and N more"
 
-_ESCAPES = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "@": "@&#8203;"}
-_ESCAPES.update({c: "\\" + c for c in "\\`*_[]|#~"})
-_ESCAPE_TABLE = str.maketrans(_ESCAPES)
+_BACKTICKS = re.compile(r"`+")
 
 
 class Safe(str):
-    """Markdown composed by snapdiff itself, which the template engine must not escape again."""
+    """Markdown composed by snapdiff itself, which the template engine must not mark up again."""
 
 
-def md_escape(text: str) -> str:
-    """Make a data string inert in GitHub Markdown: no markup, link, mention or table cell."""
-    return text.translate(_ESCAPE_TABLE).replace("\n", " ")
+def code(text: str) -> Safe:
+    """A string from the data as an inline code span: inert in GitHub Markdown.
+
+    Inside a code span nothing is markup: no emphasis, link, autolinked e-mail (`gcc@11.4.0`),
+    mention or HTML. The fence is longer than any run of backticks in the text, and `|` is
+    escaped so a table cell stays one cell (GitHub shows it as `|` there).
+    """
+    text = " ".join(text.splitlines()) or " "
+    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(text)), default=0) + 1)
+    pad = " " if text[0] in "` " or text[-1] in "` " else ""
+    text = text.replace("|", "\\|")
+    return Safe(f"{fence}{pad}{text}{pad}{fence}")
+
+
+def html_code(text: str) -> Safe:
+    """A string from the data inside raw HTML (a `<summary>`): escaped, in `<code>`."""
+    return Safe(f"<code>{html.escape(text)}</code>")
 
 
 def _finalize(value: Any) -> Any:
-    """Every string a template prints is escaped, unless snapdiff composed it (Safe)."""
+    """Every string a template prints is a code span, unless snapdiff composed it (Safe)."""
     if isinstance(value, str) and not isinstance(value, Safe):
-        return md_escape(value)
+        return code(value)
     return value
 
 
@@ -66,11 +89,44 @@ def _spec_change(change: SpecChange) -> dict[str, Any]:
         "fields": {
             f.name: {"old": _json_value(f.old), "new": _json_value(f.new)} for f in change.fields
         },
+        "details": [line.plain() for line in change.details],
+    }
+
+
+def _configuration(config: Configuration) -> dict[str, Any]:
+    os_, platform, target, compiler, variants = config
+    return {
+        "os": os_,
+        "platform": platform,
+        "target": target,
+        "compiler": compiler,
+        "variants": list(variants),
+    }
+
+
+def _pair(pair: Pair) -> dict[str, Any]:
+    fields: dict[str, Any] = {"old": pair.old, "new": pair.new}
+    if pair.kind == "rebuilt":
+        fields["version"] = pair.new_version
+    else:
+        fields |= {"from": pair.old_version, "to": pair.new_version, "kind": pair.kind}
+    return fields | {"configuration": _configuration(pair.configuration)}
+
+
+def _migration(m: Migration) -> dict[str, Any]:
+    return {
+        "platform": m.platform,
+        "dimension": m.dimension,
+        "old": list(m.old),
+        "new": list(m.new),
+        "specs_old": m.specs_old,
+        "specs_new": m.specs_new,
     }
 
 
 def _package(change: PackageChange) -> dict[str, Any]:
     bump = change.bump
+    why = change.explanation
     return {
         "tag": change.tag,
         "name": change.name,
@@ -85,6 +141,12 @@ def _package(change: PackageChange) -> dict[str, Any]:
         "specs_changed": [_spec_change(c) for c in change.specs_changed],
         "stacks_added": list(change.stacks_added),
         "stacks_removed": list(change.stacks_removed),
+        "rebuilt": [_pair(p) for p in why.pairs if p.kind == "rebuilt"],
+        "pairs": [_pair(p) for p in why.pairs if p.kind != "rebuilt"],
+        "appeared": list(why.appeared),
+        "disappeared": list(why.disappeared),
+        "migrations": [_migration(m) for m in why.migrations],
+        "explanation": [line.plain() for line in why.lines],
     }
 
 
@@ -111,6 +173,7 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "packages": [_package(p) for p in report.packages],
         "stacks": [_stack(s) for s in report.stacks],
         "warnings": list(report.warnings),
+        "filters": {name: list(globs) for name, globs in report.filters.applied},
     }
 
 
@@ -122,32 +185,87 @@ def render_json(report: Report) -> str:
 # ---------------------------------------------------------------- Markdown context
 
 
-def signed(number: int) -> str:
+def signed(number: int) -> Safe:
     """+3, −2 (a real minus sign) or 0."""
     if number > 0:
-        return f"+{number}"
-    return f"\u2212{-number}" if number < 0 else "0"
+        return Safe(f"+{number}")
+    return Safe(f"\u2212{-number}" if number < 0 else "0")
 
 
-def some(items: Sequence[str], limit: int = LIST_LIMIT) -> str:
-    """A comma-separated list, cut after `limit` items with how many were left out."""
-    shown = ", ".join(items[:limit])
+def some(items: Sequence[str], limit: int = LIST_LIMIT) -> Safe:
+    """Values as code spans, comma-separated, cut after `limit` with how many were left out."""
+    shown = ", ".join(code(item) for item in items[:limit])
     if len(items) > limit:
         shown += f", … and {len(items) - limit} more"
-    return shown
+    return Safe(shown)
 
 
-def side_label(side: dict[str, Any], with_tags: bool = False) -> str:
+def sentence(said: dict[str, Any]) -> Safe:
+    """An explanation sentence with its values as code spans."""
+    return Safe(said["words"].format(*(code(v) for v in said["values"])))
+
+
+def side_label(side: dict[str, Any], with_tags: bool = False) -> Safe:
     """A side's name in titles: its source; a revision's commit and date; its tags if asked."""
-    details = [", ".join(side["tags"])] if with_tags else []
+    details = [some(side["tags"], 50)] if with_tags and side["tags"] else []
     if side.get("commit"):
-        details += [side["commit"], side["date"][:10]]
-    return f"{side['source']} ({', '.join(details)})" if details else str(side["source"])
+        details += [code(side["commit"]), code(side["date"][:10])]
+    return Safe(
+        f"{code(side['source'])} ({', '.join(details)})" if details else code(side["source"])
+    )
 
 
 def _labelled(entries: Iterable[dict[str, Any]], multi_tag: bool) -> list[dict[str, Any]]:
     """Each entry with `label`: its name, as `tag/name` when the report spans several tags."""
     return [dict(e, label=f"{e['tag']}/{e['name']}" if multi_tag else e["name"]) for e in entries]
+
+
+def migrations(packages: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Migrations of every package gathered: one row per (platform, dimension, from, to)."""
+    rows: dict[tuple[str, str, tuple[str, ...], tuple[str, ...]], dict[str, Any]] = {}
+    for p in packages:
+        for m in p["migrations"]:
+            key = (m["platform"], m["dimension"], tuple(m["old"]), tuple(m["new"]))
+            row = rows.setdefault(
+                key,
+                {
+                    "platform": key[0],
+                    "dimension": Safe(key[1]),
+                    "old": list(key[2]),
+                    "new": list(key[3]),
+                    "packages": [],
+                    "specs_old": 0,
+                    "specs_new": 0,
+                },
+            )
+            row["packages"].append(p["label"])
+            row["specs_old"] += m["specs_old"]
+            row["specs_new"] += m["specs_new"]
+    return sorted(
+        rows.values(),
+        key=lambda r: (
+            -r["specs_old"] - r["specs_new"],
+            r["platform"],
+            r["dimension"],
+            r["old"],
+            r["new"],
+        ),
+    )
+
+
+def _explained(report: Report, labels: dict[tuple[str, str], str]) -> list[dict[str, Any]]:
+    """Changed packages with their explanation sentences, as words and values."""
+    return [
+        {
+            "label": labels[(p.tag, p.name)],
+            "specs_added": len(p.specs_added),
+            "specs_removed": len(p.specs_removed),
+            "specs_changed": len(p.specs_changed),
+            "sentences": [line._asdict() for line in p.explanation.lines],
+        }
+        for p in report.packages
+        if p.status == "changed" and p.explanation.lines
+    ]
 
 
 def markdown_context(report: Report) -> dict[str, Any]:
@@ -172,6 +290,9 @@ def markdown_context(report: Report) -> dict[str, Any]:
         "removed": [p for p in packages if p["status"] == "removed"],
         "stacks": _labelled(data["stacks"], multi),
         "stack_moves": [p for p in changed if p["stacks_added"] or p["stacks_removed"]],
+        "explained": _explained(report, {(p["tag"], p["name"]): p["label"] for p in packages}),
+        "migrations": migrations(changed),
+        "filters": [(Safe(name), list(globs)) for name, globs in report.filters.applied],
         "fold_after": FOLD_AFTER,
         "warnings": data["warnings"],
     }
@@ -202,7 +323,7 @@ def render_markdown(report: Report, template: str = DEFAULT_TEMPLATE) -> str:
         autoescape=False,  # noqa: S701 - Markdown, escaped for Markdown by _finalize
         finalize=_finalize,
     )
-    env.filters.update(signed=signed, some=some)
+    env.filters.update(signed=signed, some=some, sentence=sentence, code=code, html=html_code)
     try:
         return env.get_template(template).render(markdown_context(report))
     except jinja2.TemplateError as exc:

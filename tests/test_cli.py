@@ -29,7 +29,7 @@ def one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
 def test_markdown_on_stdout_names_py_ml_dtypes_bump(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([V1, V2]) == 0
     out = capsys.readouterr().out
-    assert "| py-ml-dtypes | 0.3.1 → 0.4.0 | 0.4.0 | 0.2.0 | +129 −56 |" in out
+    assert "| `py-ml-dtypes` | `0.3.1` → `0.4.0` | `0.4.0` | `0.2.0` | +129 −56 |" in out
 
 
 def test_json_report_keys(capsys: pytest.CaptureFixture[str]) -> None:
@@ -173,7 +173,7 @@ def run_installed(
 def test_installed_console_script_runs_from_elsewhere(tmp_path: Path) -> None:
     done = run_installed(V1, V2, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert "py-ml-dtypes | 0.3.1 → 0.4.0" in done.stdout
+    assert "`py-ml-dtypes` | `0.3.1` → `0.4.0`" in done.stdout
     assert run_installed(V1, "missing", cwd=tmp_path).returncode == 2
 
 

@@ -146,8 +146,8 @@ def test_sources_carry_revision_commit_and_date(
     assert main(["v1", "v2", "--repo", str(catalogue)]) == 0
     title = capsys.readouterr().out.splitlines()[0]
     assert title == (
-        f"## Catalogue changes: v1 ({data['old']['commit']}, 2025-04-01) → "
-        f"v2 ({data['new']['commit']}, 2025-04-02)"
+        f"## Catalogue changes: `v1` (`{data['old']['commit']}`, `2025-04-01`) → "
+        f"`v2` (`{data['new']['commit']}`, `2025-04-02`)"
     )
 
 

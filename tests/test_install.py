@@ -55,4 +55,4 @@ def test_wheel_ships_templates_and_runs_from_elsewhere(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     first, _, notes = done.stdout.partition("\n")
     assert first == str(tmp_path / "site" / "snapdiff" / "templates")
-    assert "py-ml-dtypes | 0.3.1 → 0.4.0" in notes
+    assert "`py-ml-dtypes` | `0.3.1` → `0.4.0`" in notes

@@ -108,15 +108,19 @@ def _opened(repo: str | None) -> Iterator[dict[str, GitRepo]]:
             opened.close()
 
 
-def load_snapshots(old: str, new: str, repo: str | None = None) -> tuple[Snapshot, Snapshot]:
+def load_snapshots(
+    old: str, new: str, repo: str | None = None, full: bool = False
+) -> tuple[Snapshot, Snapshot]:
     """Load both sides of a diff: directories or git revisions (of `repo`, else the current one).
 
-    Content both sides hold is read once, and only for its counts; for git revisions such pages
-    are known by their blob ids before anything is read, and are counted from their `meta` line.
+    Content both sides hold is read once, and (unless `full`, which per-spec filters need) only
+    for its counts; for git revisions such pages are known by their blob ids before anything is
+    read, and are counted from their `meta` line.
     """
     with _opened(repo) as repos:
         sides = _open(old, repo, repos), _open(new, repo, repos)
-        cache = PageCache(sides[0].digests() & sides[1].digests())
+        shared = set() if full else sides[0].digests() & sides[1].digests()
+        cache = PageCache(shared)
         new_snapshot = sides[1].load(cache)
         return sides[0].load(cache), new_snapshot
 
