@@ -11,7 +11,7 @@ from typing import NoReturn
 
 from . import __version__
 from .errors import SnapdiffError, UsageError
-from .model import Filters
+from .model import Filters, Report
 
 __all__ = ["main"]
 
@@ -23,10 +23,11 @@ examples:
   snapdiff HEAD~1 HEAD                             two revisions of the catalogue repository
   snapdiff v1..v2 --repo ../cache.spack.io         a range, in another repository
   snapdiff HEAD~7:_cache/develop HEAD:_cache/develop   one folder of each revision
+  snapdiff HEAD~1 HEAD --for github --full-report full.md -o comment.md --fail-on downgrade
 
-exit codes: 0 report written; 1 changes found (with --exit-code); 2 bad usage or bad input
+exit codes: 0 report written; 1 changes found (--exit-code) or a --fail-on gate failed;
+2 bad usage or bad input
 """
-
 
 FILTERS = {
     "package": "packages whose name matches, e.g. 'py-*'",
@@ -36,6 +37,8 @@ FILTERS = {
     "target": "specs for a matching target, e.g. aarch64",
     "compiler": "specs built with a matching compiler, e.g. 'gcc@13*'",
 }
+GATES = ("any", "removed-packages", "removed-specs", "downgrade", "stack-loss")
+MIN_BUDGET = 500
 
 
 class _Parser(argparse.ArgumentParser):
@@ -52,41 +55,99 @@ def _parser() -> argparse.ArgumentParser:
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
+    add = parser.add_argument
+    add(
         "old",
         metavar="OLD",
         help="the older snapshot: a directory, a git revision (REV or "
         "REV:path), or a range A..B standing for both sides",
     )
-    parser.add_argument(
-        "new", metavar="NEW", nargs="?", help="the newer snapshot: a directory or a git revision"
-    )
-    parser.add_argument(
+    add("new", metavar="NEW", nargs="?", help="the newer snapshot: a directory or a revision")
+    add(
         "--repo",
         metavar="PATH",
         help="the git repository revisions are read from "
         "(default: the one holding the current directory)",
     )
-    parser.add_argument(
+    add(
         "-f",
         "--format",
         choices=("markdown", "json"),
         default="markdown",
         help="Markdown release notes (default) or the JSON report",
     )
-    parser.add_argument(
-        "-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout"
+    add("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    add("--exit-code", action="store_true", help="exit 1 when there are changes, like git diff")
+    add(
+        "--fail-on",
+        metavar="GATES",
+        default="",
+        help=f"exit 1 when any of these happened (comma-separated: {', '.join(GATES)}); "
+        "the report is still written",
     )
-    parser.add_argument(
-        "--exit-code", action="store_true", help="exit 1 when there are changes, like git diff"
+    add(
+        "--config",
+        metavar="FILE",
+        help="read options from FILE (default: .snapdiff.yaml in "
+        "the current directory, else at the repository root)",
     )
+    add("--version", action="version", version=f"snapdiff {__version__}")
     narrow = parser.add_argument_group(
         "filters", "look only at matching specs (globs; repeat an option for alternatives)"
     )
     for name, what in FILTERS.items():
         narrow.add_argument(f"--{name}", action="append", default=[], metavar="GLOB", help=what)
-    parser.add_argument("--version", action="version", version=f"snapdiff {__version__}")
+    markdown = parser.add_argument_group("Markdown")
+    markdown.add_argument(
+        "--max-chars",
+        metavar="N",
+        type=int,
+        help="cut the Markdown to fit N characters, least important first",
+    )
+    markdown.add_argument(
+        "--for",
+        dest="forge",
+        choices=sorted(_presets()),
+        help="the size limit of a forge: "
+        + ", ".join(f"{k} {v:,}" for k, v in sorted(_presets().items())),
+    )
+    markdown.add_argument(
+        "--full-report",
+        metavar="FILE",
+        help="also write the uncut report to FILE (JSON if it ends in .json)",
+    )
+    markdown.add_argument("--template", metavar="FILE", help="render with this Jinja template")
+    markdown.add_argument(
+        "--template-dir",
+        metavar="DIR",
+        help="templates here override the defaults of the same name",
+    )
     return parser
+
+
+def _presets() -> dict[str, int]:
+    from .budget import PRESETS
+
+    return PRESETS
+
+
+def _parse(argv: Sequence[str]) -> argparse.Namespace:
+    """Options from the command line over those of the configuration file."""
+    from .config import config_arguments, find_config
+
+    parser = _parser()
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--config")
+    known, _ = early.parse_known_args(argv)
+    path = find_config(known.config)
+    if path is None:
+        return parser.parse_args(argv)
+    configured = config_arguments(parser, path, argv)
+    try:
+        parser.parse_args([*configured, "OLD", "NEW"])
+    except UsageError as exc:
+        raise UsageError(str(path), exc.what, "fix the configuration file") from exc
+    return parser.parse_args([*configured, *argv])
 
 
 def write_atomically(path: str, text: str) -> None:
@@ -128,29 +189,96 @@ def _sides(old: str, new: str | None) -> tuple[str, str]:
     return start or "HEAD", end or "HEAD"
 
 
+def _gates(spec: str) -> list[str]:
+    gates = [g.strip() for g in spec.split(",") if g.strip()]
+    for gate in gates:
+        if gate not in GATES:
+            raise UsageError("--fail-on", f"unknown gate {gate!r}", f"use {', '.join(GATES)}")
+    return gates
+
+
+def _failed(report: Report, gates: list[str]) -> list[str]:
+    """One line per gate the report fails."""
+    s = report.summary
+    losing = [p.name for p in report.packages if p.stacks_removed]
+    found = {
+        "any": (s.total, f"{s.total} changes"),
+        "removed-packages": (s.packages_removed, f"{s.packages_removed} packages removed"),
+        "removed-specs": (s.specs_removed, f"{s.specs_removed} specs removed"),
+        "downgrade": (
+            s.version_downgrades,
+            f"{s.version_downgrades} packages' highest version "
+            "went down: "
+            + ", ".join(p.name for p in report.packages if p.bump and p.bump.kind == "downgrade"),
+        ),
+        "stack-loss": (
+            s.stacks_removed + len(losing),
+            f"{s.stacks_removed} stacks removed, {len(losing)} packages lost a stack",
+        ),
+    }
+    return [f"{gate} ({found[gate][1]})" for gate in gates if found[gate][0]]
+
+
+def _budget(args: argparse.Namespace) -> int | None:
+    from .budget import PRESETS
+
+    budget = args.max_chars if args.max_chars is not None else PRESETS.get(args.forge or "")
+    if budget is not None and budget < MIN_BUDGET:
+        raise UsageError("--max-chars", f"{budget} is too small", f"give at least {MIN_BUDGET}")
+    return budget
+
+
+def _outputs(report: Report, args: argparse.Namespace) -> tuple[str, str | None]:
+    """The text to write, and the uncut report for --full-report (JSON if its name says so)."""
+    from .render import MarkdownRenderer, render_json
+
+    renderer = None
+    if args.format == "markdown" or (args.full_report and not args.full_report.endswith(".json")):
+        renderer = MarkdownRenderer(report, args.template, args.template_dir, args.full_report)
+    if args.format == "json":
+        text = render_json(report)
+    else:
+        assert renderer is not None
+        budget = _budget(args)
+        text = renderer.fitted(budget) if budget else renderer()
+    if not args.full_report:
+        return text, None
+    if args.full_report.endswith(".json"):
+        return text, render_json(report)
+    assert renderer is not None
+    return text, renderer()
+
+
 def _run(args: argparse.Namespace) -> int:
     from .diff import diff_snapshots
-    from .render import render_json, render_markdown
     from .sources import load_snapshots
 
+    gates = _gates(args.fail_on)
+    if args.template and args.template_dir:
+        raise UsageError("--template", "give --template or --template-dir, not both", "")
     filters = Filters(**{name: tuple(getattr(args, name)) for name in FILTERS})
     old, new = load_snapshots(*_sides(args.old, args.new), repo=args.repo, full=filters.per_spec)
     report = diff_snapshots(old, new, filters)
     for warning in report.warnings:
         print(f"snapdiff: warning: {warning}", file=sys.stderr)
-    text = render_json(report) if args.format == "json" else render_markdown(report)
+    text, full = _outputs(report, args)
+    if full is not None and args.full_report:
+        write_atomically(args.full_report, full)
     if args.output:
         write_atomically(args.output, text)
     else:
         sys.stdout.write(text)
         sys.stdout.flush()
-    return 1 if args.exit_code and report.summary.total else 0
+    failed = _failed(report, gates)
+    for gate in failed:
+        print(f"snapdiff: gate failed: {gate}", file=sys.stderr)
+    return 1 if failed or (args.exit_code and report.summary.total) else 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run snapdiff; return 0 (written), 1 (changes with --exit-code) or 2 (bad usage or input)."""
+    """Run snapdiff; return 0 (written), 1 (changes or a failed gate) or 2 (bad usage or input)."""
     try:
-        args = _parser().parse_args(argv)
+        args = _parse(list(sys.argv[1:] if argv is None else argv))
         return _run(args)
     except SnapdiffError as exc:
         print(f"snapdiff: error: {exc.message}", file=sys.stderr)

@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
-import html
 import json
-import re
-from collections.abc import Iterable, Sequence
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from .budget import fit, marker
+from .context import (
+    code,
+    finalize,
+    html_code,
+    markdown_context,
+    section_rows,
+    sentence,
+    signed,
+    some,
+)
 from .errors import TemplateError
 from .model import (
     Configuration,
@@ -21,43 +30,9 @@ from .model import (
     StackChange,
 )
 
-__all__ = ["code", "render_json", "render_markdown", "report_to_dict"]
+__all__ = ["render_json", "render_markdown", "report_to_dict", "templates_dir"]
 
 DEFAULT_TEMPLATE = "report.md.j2"
-FOLD_AFTER = 10  # a table with more rows than this goes inside <details>
-LIST_LIMIT = 8  # items shown in one table cell before "… and N more"
-
-_BACKTICKS = re.compile(r"`+")
-
-
-class Safe(str):
-    """Markdown composed by snapdiff itself, which the template engine must not mark up again."""
-
-
-def code(text: str) -> Safe:
-    """A string from the data as an inline code span: inert in GitHub Markdown.
-
-    Inside a code span nothing is markup: no emphasis, link, autolinked e-mail (`gcc@11.4.0`),
-    mention or HTML. The fence is longer than any run of backticks in the text, and `|` is
-    escaped so a table cell stays one cell (GitHub shows it as `|` there).
-    """
-    text = " ".join(text.splitlines()) or " "
-    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(text)), default=0) + 1)
-    pad = " " if text[0] in "` " or text[-1] in "` " else ""
-    text = text.replace("|", "\\|")
-    return Safe(f"{fence}{pad}{text}{pad}{fence}")
-
-
-def html_code(text: str) -> Safe:
-    """A string from the data inside raw HTML (a `<summary>`): escaped, in `<code>`."""
-    return Safe(f"<code>{html.escape(text)}</code>")
-
-
-def _finalize(value: Any) -> Any:
-    """Every string a template prints is a code span, unless snapdiff composed it (Safe)."""
-    if isinstance(value, str) and not isinstance(value, Safe):
-        return code(value)
-    return value
 
 
 # ---------------------------------------------------------------- JSON
@@ -182,122 +157,6 @@ def render_json(report: Report) -> str:
     return json.dumps(report_to_dict(report), indent=2, ensure_ascii=False) + "\n"
 
 
-# ---------------------------------------------------------------- Markdown context
-
-
-def signed(number: int) -> Safe:
-    """+3, −2 (a real minus sign) or 0."""
-    if number > 0:
-        return Safe(f"+{number}")
-    return Safe(f"\u2212{-number}" if number < 0 else "0")
-
-
-def some(items: Sequence[str], limit: int = LIST_LIMIT) -> Safe:
-    """Values as code spans, comma-separated, cut after `limit` with how many were left out."""
-    shown = ", ".join(code(item) for item in items[:limit])
-    if len(items) > limit:
-        shown += f", … and {len(items) - limit} more"
-    return Safe(shown)
-
-
-def sentence(said: dict[str, Any]) -> Safe:
-    """An explanation sentence with its values as code spans."""
-    return Safe(said["words"].format(*(code(v) for v in said["values"])))
-
-
-def side_label(side: dict[str, Any], with_tags: bool = False) -> Safe:
-    """A side's name in titles: its source; a revision's commit and date; its tags if asked."""
-    details = [some(side["tags"], 50)] if with_tags and side["tags"] else []
-    if side.get("commit"):
-        details += [code(side["commit"]), code(side["date"][:10])]
-    return Safe(
-        f"{code(side['source'])} ({', '.join(details)})" if details else code(side["source"])
-    )
-
-
-def _labelled(entries: Iterable[dict[str, Any]], multi_tag: bool) -> list[dict[str, Any]]:
-    """Each entry with `label`: its name, as `tag/name` when the report spans several tags."""
-    return [dict(e, label=f"{e['tag']}/{e['name']}" if multi_tag else e["name"]) for e in entries]
-
-
-def migrations(packages: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Migrations of every package gathered: one row per (platform, dimension, from, to)."""
-    rows: dict[tuple[str, str, tuple[str, ...], tuple[str, ...]], dict[str, Any]] = {}
-    for p in packages:
-        for m in p["migrations"]:
-            key = (m["platform"], m["dimension"], tuple(m["old"]), tuple(m["new"]))
-            row = rows.setdefault(
-                key,
-                {
-                    "platform": key[0],
-                    "dimension": Safe(key[1]),
-                    "old": list(key[2]),
-                    "new": list(key[3]),
-                    "packages": [],
-                    "specs_old": 0,
-                    "specs_new": 0,
-                },
-            )
-            row["packages"].append(p["label"])
-            row["specs_old"] += m["specs_old"]
-            row["specs_new"] += m["specs_new"]
-    return sorted(
-        rows.values(),
-        key=lambda r: (
-            -r["specs_old"] - r["specs_new"],
-            r["platform"],
-            r["dimension"],
-            r["old"],
-            r["new"],
-        ),
-    )
-
-
-def _explained(report: Report, labels: dict[tuple[str, str], str]) -> list[dict[str, Any]]:
-    """Changed packages with their explanation sentences, as words and values."""
-    return [
-        {
-            "label": labels[(p.tag, p.name)],
-            "specs_added": len(p.specs_added),
-            "specs_removed": len(p.specs_removed),
-            "specs_changed": len(p.specs_changed),
-            "sentences": [line._asdict() for line in p.explanation.lines],
-        }
-        for p in report.packages
-        if p.status == "changed" and p.explanation.lines
-    ]
-
-
-def markdown_context(report: Report) -> dict[str, Any]:
-    """What the Markdown templates see: the JSON report plus grouped, sorted views of it."""
-    data = report_to_dict(report)
-    tags = {p["tag"] for p in data["packages"]} | {s["tag"] for s in data["stacks"]}
-    multi = len(tags) > 1
-    releases = data["old"]["tags"] != data["new"]["tags"]
-    packages = _labelled(data["packages"], multi)
-    changed = [p for p in packages if p["status"] == "changed"]
-    bumps = [p for p in changed if p["bump"]]
-    bumps.sort(key=lambda p: p["bump"]["kind"] != "downgrade")  # stable: downgrades first
-    return {
-        "report": data,
-        "summary": data["summary"],
-        "old_label": side_label(data["old"], releases),
-        "new_label": side_label(data["new"], releases),
-        "has_changes": bool(report.summary.total),
-        "bumps": bumps,
-        "other_changed": [p for p in changed if not p["bump"]],
-        "added": [p for p in packages if p["status"] == "added"],
-        "removed": [p for p in packages if p["status"] == "removed"],
-        "stacks": _labelled(data["stacks"], multi),
-        "stack_moves": [p for p in changed if p["stacks_added"] or p["stacks_removed"]],
-        "explained": _explained(report, {(p["tag"], p["name"]): p["label"] for p in packages}),
-        "migrations": migrations(changed),
-        "filters": [(Safe(name), list(globs)) for name, globs in report.filters.applied],
-        "fold_after": FOLD_AFTER,
-        "warnings": data["warnings"],
-    }
-
-
 # ---------------------------------------------------------------- Markdown
 
 
@@ -310,24 +169,93 @@ def templates_dir() -> Path:
     raise TemplateError(str(here), "default templates not found", "reinstall snapdiff")
 
 
-def render_markdown(report: Report, template: str = DEFAULT_TEMPLATE) -> str:
-    """Render the report through a Jinja template; every data string is escaped for Markdown."""
+@lru_cache(maxsize=4)
+def _environment(template_dir: str | None) -> Any:
+    """A Jinja environment: the user's template folder first (if any), then the defaults."""
     import jinja2  # deferred: about 50 ms of start-up that JSON output does not need
 
+    folders = [template_dir] if template_dir else []
     env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir())),
+        loader=jinja2.FileSystemLoader([*folders, str(templates_dir())]),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-        autoescape=False,  # noqa: S701 - Markdown, escaped for Markdown by _finalize
-        finalize=_finalize,
+        autoescape=False,  # noqa: S701 - Markdown: every data string becomes a code span
+        finalize=finalize,
     )
     env.filters.update(signed=signed, some=some, sentence=sentence, code=code, html=html_code)
-    try:
-        return env.get_template(template).render(markdown_context(report))
-    except jinja2.TemplateError as exc:
-        name = getattr(exc, "filename", None) or template
-        line = getattr(exc, "lineno", None)
-        where = f"{name}:{line}" if line else name
-        raise TemplateError(where, f"template error: {exc.message}", "fix the template") from exc
+    return env
+
+
+class MarkdownRenderer:
+    """Renders one report through one template, as often as the budget needs (limits differ)."""
+
+    def __init__(
+        self,
+        report: Report,
+        template: str | None = None,
+        template_dir: str | None = None,
+        full_report: str | None = None,
+    ) -> None:
+        import jinja2
+
+        self.report = report
+        self.data = report_to_dict(report)
+        self.rows = section_rows(report, self.data)
+        self.full_report = full_report
+        self.marker = marker(self.data)
+        path = Path(template) if template else None
+        folder = str(path.parent) if path else template_dir
+        name = path.name if path else DEFAULT_TEMPLATE
+        try:
+            self._template = _environment(folder).get_template(name)
+        except jinja2.TemplateNotFound as exc:
+            where = template or f"{template_dir}/{name}"
+            raise TemplateError(where, "template not found", "check the path") from exc
+        except jinja2.TemplateSyntaxError as exc:
+            where = f"{exc.filename or name}:{exc.lineno}"
+            raise TemplateError(
+                where, f"template error: {exc.message}", "fix the template"
+            ) from exc
+
+    def __call__(self, limits: dict[str, int] | None = None) -> str:
+        """The Markdown with each section cut to its limit (no limit: everything)."""
+        import jinja2
+
+        context = markdown_context(
+            self.report, self.data, self.rows, limits, self.full_report, self.marker
+        )
+        try:
+            text: str = self._template.render(context)
+        except jinja2.TemplateError as exc:
+            where = self._template.filename or self._template.name or DEFAULT_TEMPLATE
+            line = _template_line(exc, where)
+            raise TemplateError(
+                f"{where}:{line}" if line else where, f"template error: {exc}", "fix the template"
+            ) from exc
+        return text
+
+    def fitted(self, budget: int) -> str:
+        """The Markdown cut to fit the budget, least important sections first."""
+        totals = {name: len(found) for name, found in self.rows.items()}
+        downgrades = sum(1 for p in self.rows["bumps"] if p["bump"]["kind"] == "downgrade")
+        return fit(self, totals, downgrades, budget)
+
+
+def _template_line(exc: BaseException, filename: str) -> int | None:
+    """The line of the template a rendering error came from (Jinja keeps it in the traceback)."""
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def render_markdown(
+    report: Report, template: str | None = None, template_dir: str | None = None
+) -> str:
+    """The whole report as Markdown through a Jinja template (every data string inert)."""
+    return MarkdownRenderer(report, template, template_dir)()

@@ -29,7 +29,7 @@ def one_line_error(capsys: pytest.CaptureFixture[str]) -> str:
 def test_markdown_on_stdout_names_py_ml_dtypes_bump(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([V1, V2]) == 0
     out = capsys.readouterr().out
-    assert "| `py-ml-dtypes` | `0.3.1` → `0.4.0` | `0.4.0` | `0.2.0` | +129 −56 |" in out
+    assert "| `py-ml-dtypes` | `0.3.1` → `0.4.0` (`minor`) | `0.4.0` | `0.2.0` | +129 −56 |" in out
 
 
 def test_json_report_keys(capsys: pytest.CaptureFixture[str]) -> None:
@@ -59,7 +59,7 @@ def test_output_file_is_replaced_whole_and_not_touched_on_error(
     assert os.listdir(tmp_path) == ["notes.md"]  # no temporary file left behind
     one_line_error(capsys)
     assert main([V1, V2, "-o", str(out)]) == 0
-    assert out.read_text().startswith("## Catalogue changes")
+    assert out.read_text().split("\n")[1].startswith("## Catalogue changes")
 
 
 def test_output_to_a_device_writes_to_it_and_leaves_it_a_device(tmp_path: Path) -> None:
@@ -77,7 +77,7 @@ def test_output_to_a_device_writes_to_it_and_leaves_it_a_device(tmp_path: Path) 
     reader.start()
     assert main([V1, V2, "-o", str(fifo)]) == 0
     reader.join(timeout=10)
-    assert received and received[0].startswith(b"## Catalogue changes")
+    assert received and b"\n## Catalogue changes" in received[0]
     assert not fifo.is_file() and fifo.exists()  # still a pipe, not replaced by a file
 
 

@@ -144,7 +144,7 @@ def test_sources_carry_revision_commit_and_date(
     assert data["old"]["date"] == "2025-04-01T04:00:00+00:00"
     assert data["new"]["date"] == "2025-04-02T04:00:00+00:00"
     assert main(["v1", "v2", "--repo", str(catalogue)]) == 0
-    title = capsys.readouterr().out.splitlines()[0]
+    title = capsys.readouterr().out.splitlines()[1]
     assert title == (
         f"## Catalogue changes: `v1` (`{data['old']['commit']}`, `2025-04-01`) → "
         f"`v2` (`{data['new']['commit']}`, `2025-04-02`)"
