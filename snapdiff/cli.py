@@ -79,6 +79,11 @@ def _parser() -> argparse.ArgumentParser:
     add("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     add("--exit-code", action="store_true", help="exit 1 when there are changes, like git diff")
     add(
+        "--keep-going",
+        action="store_true",
+        help="leave out bad pages with a warning each; the report says it is incomplete",
+    )
+    add(
         "--fail-on",
         metavar="GATES",
         default="",
@@ -257,10 +262,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.template and args.template_dir:
         raise UsageError("--template", "give --template or --template-dir, not both", "")
     filters = Filters(**{name: tuple(getattr(args, name)) for name in FILTERS})
-    old, new = load_snapshots(*_sides(args.old, args.new), repo=args.repo, full=filters.per_spec)
+    old, new = load_snapshots(
+        *_sides(args.old, args.new), args.repo, filters.per_spec, args.keep_going
+    )
     report = diff_snapshots(old, new, filters)
     for warning in report.warnings:
         print(f"snapdiff: warning: {warning}", file=sys.stderr)
+    for skipped in report.skipped:
+        print(f"snapdiff: warning: skipped {skipped}", file=sys.stderr)
     text, full = _outputs(report, args)
     if full is not None and args.full_report:
         write_atomically(args.full_report, full)

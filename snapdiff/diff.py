@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Mapping, Set
+from collections.abc import Iterable, Mapping
 
 from .explain import describe_fields, explain
 from .filters import apply_filters
@@ -107,12 +108,12 @@ def _values(entries: Mapping[str, Entry]) -> dict[tuple[str, str], set[str]]:
 
 
 def _package_change(
-    key: Key, old: Page | None, new: Page | None, moved_out: Moves, moved_in: Set[Key]
+    key: Key, old: Page | None, new: Page | None, moved_from: Moves, moved_to: Moves
 ) -> PackageChange | None:
     """The change of one package whose page content differs, or None if it is only byte noise.
 
     A hash that left one page of a tag and joined another is the same spec, changed (its
-    `package` field), and is reported with the package it joined.
+    `package` field), and is reported as changed by both packages.
     """
     tag, name = key
     old_entries, new_entries = _entries(old), _entries(new)
@@ -120,14 +121,22 @@ def _package_change(
     for digest, entry in new_entries.items():
         before = old_entries.get(digest)
         if before is None:
-            moved = moved_out.get((tag, digest))
-            if moved is None:
+            came = moved_from.get((tag, digest))
+            if came is None:
                 added.append(digest)
-            elif (change := _spec_change(moved[0], moved[1], name, entry)) is not None:
+            elif (change := _spec_change(came[0], came[1], name, entry)) is not None:
                 changed.append(change)
         elif before != entry and (change := _spec_change(name, before, name, entry)) is not None:
             changed.append(change)
-    removed = [h for h in old_entries if h not in new_entries and (tag, h) not in moved_in]
+    removed = []
+    for digest, entry in old_entries.items():
+        if digest not in new_entries:
+            went = moved_to.get((tag, digest))
+            if went is None:
+                removed.append(digest)
+            elif (change := _spec_change(name, entry, went[0], went[1])) is not None:
+                changed.append(change)
+    changed.sort(key=lambda c: c.hash)
     if old is not None and new is not None and not (added or removed or changed):
         return None
     explanation = explain(
@@ -211,7 +220,7 @@ def _summary(packages: list[PackageChange], stacks: list[StackChange]) -> Summar
         packages_changed=status["changed"],
         specs_added=sum(len(p.specs_added) for p in packages),
         specs_removed=sum(len(p.specs_removed) for p in packages),
-        specs_changed=sum(len(p.specs_changed) for p in packages),
+        specs_changed=len({(p.tag, c.hash) for p in packages for c in p.specs_changed}),
         version_bumps=bumps["upgrade"],
         version_downgrades=bumps["downgrade"],
         specs_rebuilt=sum(e.count("rebuilt") for e in explained),
@@ -241,6 +250,14 @@ def diff_snapshots(old: Snapshot, new: Snapshot, filters: Filters | None = None)
     """Compare two snapshots (narrowed by the filters): every package, spec and stack changed."""
     filters = filters or Filters()
     old, new = apply_filters(old, filters), apply_filters(new, filters)
+    unknown = old.skipped_keys | new.skipped_keys  # a page left out on either side
+    if unknown:
+        old, new = (
+            dataclasses.replace(
+                side, pages={k: p for k, p in side.pages.items() if k not in unknown}
+            )
+            for side in (old, new)
+        )
     old_pages: Mapping[Key, Page] = old.pages
     if len(old.tags) == 1 and len(new.tags) == 1 and old.tags != new.tags:
         old_pages = _relabel(old.pages, new.tags[0])
@@ -254,10 +271,11 @@ def diff_snapshots(old: Snapshot, new: Snapshot, filters: Filters | None = None)
     ]
     left = _leftovers(old_pages, new_pages, differing)
     joined = _leftovers(new_pages, old_pages, differing)
-    moved_out, moved_in = {k: v for k, v in left.items() if k in joined}, left.keys() & joined
+    moved_from = {k: v for k, v in left.items() if k in joined}
+    moved_to = {k: v for k, v in joined.items() if k in left}
     packages = []
     for key in differing:
-        change = _package_change(key, old_pages.get(key), new_pages.get(key), moved_out, moved_in)
+        change = _package_change(key, old_pages.get(key), new_pages.get(key), moved_from, moved_to)
         if change is not None:
             packages.append(change)
     same = old_pages.keys() - set(differing)  # on both sides, content equal: counted once
@@ -274,4 +292,5 @@ def diff_snapshots(old: Snapshot, new: Snapshot, filters: Filters | None = None)
         tuple(stacks),
         warnings,
         filters,
+        tuple(sorted(set(old.skipped) | set(new.skipped))),
     )

@@ -113,6 +113,8 @@ class Snapshot:
     commit: str | None = None  # short commit id, for git revisions
     date: str | None = None  # commit date (ISO 8601), for git revisions
     warnings: tuple[str, ...] = ()
+    skipped: tuple[str, ...] = ()  # bad pages left out (--keep-going), as error messages
+    skipped_keys: frozenset[tuple[str, str]] = frozenset()  # their (tag, package), when known
 
     @property
     def tags(self) -> tuple[str, ...]:
@@ -322,4 +324,5 @@ class Report:
     stacks: tuple[StackChange, ...]
     warnings: tuple[str, ...] = field(default=())
     filters: Filters = field(default=Filters())
+    skipped: tuple[str, ...] = field(default=())  # bad pages left out: the report is incomplete
     schema_version: int = SCHEMA_VERSION

@@ -149,6 +149,8 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "stacks": [_stack(s) for s in report.stacks],
         "warnings": list(report.warnings),
         "filters": {name: list(globs) for name, globs in report.filters.applied},
+        "incomplete": bool(report.skipped),
+        "skipped": list(report.skipped),
     }
 
 

@@ -283,3 +283,18 @@ def test_page_text_is_the_generator_format() -> None:
         "spec_details",
         "---",
     ]
+
+
+def test_a_hash_moving_to_another_page_is_one_changed_spec_of_both(tmp_path: Path) -> None:
+    """Found by the property tests: the package a spec left must show the change too."""
+    old = {"hdf5": [spec("h0", "1.0"), spec("h1", "1.2")], "py-jax": [spec("j0", "1.0")]}
+    new = {"hdf5": [spec("h0", "1.0")], "py-jax": [spec("j0", "1.0"), spec("h1", "1.0")]}
+    report = run(tmp_path, old, new)
+    for name in ("hdf5", "py-jax"):
+        p = package(report, name)
+        assert p["specs_added"] == p["specs_removed"] == []
+        (change,) = p["specs_changed"]
+        assert change["fields"]["package"] == {"old": "hdf5", "new": "py-jax"}
+        assert change["fields"]["versions"] == {"old": ["1.2"], "new": ["1.0"]}
+    assert package(report, "hdf5")["bump"]["kind"] == "downgrade"
+    assert (report.summary.specs_changed, report.summary.packages_changed) == (1, 2)

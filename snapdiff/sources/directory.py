@@ -5,16 +5,23 @@ from __future__ import annotations
 import os
 
 from ..errors import InputError
-from .pages import blob_digest, is_catalogue_path, is_page
-from .snapshot import PageBytes
+from .pages import blob_digest, check_size, is_catalogue_path, is_page
+from .snapshot import PageBytes, Problems
 
 __all__ = ["read_directory"]
 
 
-def _read(path: str) -> bytes:
+def _read(path: str, layout: bool) -> bytes | None:
+    """A page's bytes; None for a file that cannot be a page (checked from its first bytes)."""
     try:
         with open(path, "rb") as handle:
-            return handle.read()
+            if layout:
+                check_size(os.fstat(handle.fileno()).st_size, path)
+                return handle.read()
+            head = handle.read(3)
+            if head != b"---":
+                return None  # no front matter: an asset, a README, ...
+            return head + handle.read()
     except OSError as exc:
         raise InputError(
             path, f"cannot read: {exc.strerror}", "check it exists and is readable"
@@ -37,7 +44,7 @@ def _files(root: str) -> list[str]:
     return found
 
 
-def read_directory(root: str) -> list[PageBytes]:
+def read_directory(root: str, problems: Problems) -> list[PageBytes]:
     """The raw bytes of every page below root: catalogue-layout files, and files that are pages."""
     if not os.path.isdir(root):
         what = "not a directory" if os.path.exists(root) else "no such directory or git revision"
@@ -45,7 +52,12 @@ def read_directory(root: str) -> list[PageBytes]:
     pages: list[PageBytes] = []
     for rel in _files(root):
         path = os.path.join(root, rel)
-        data = _read(path)
-        if is_catalogue_path(rel.replace(os.sep, "/")) or is_page(data):
+        layout = is_catalogue_path(rel.replace(os.sep, "/"))
+        try:
+            data = _read(path, layout)
+        except InputError as error:
+            problems.skip(error)
+            continue
+        if data is not None and (layout or is_page(data)):
             pages.append(PageBytes(path, data, blob_digest(data)))
     return pages

@@ -21,8 +21,10 @@ from ..errors import InputError
 from ..model import Page
 
 __all__ = [
+    "MAX_PAGE_BYTES",
     "ParsedPage",
     "blob_digest",
+    "check_size",
     "counts_from_meta",
     "is_candidate",
     "is_catalogue_path",
@@ -32,6 +34,7 @@ __all__ = [
 ]
 
 _FIX = "regenerate the page or remove it from the snapshot"
+MAX_PAGE_BYTES = 32 * 2**20  # the largest real pages are a few MiB
 _JSON_KEYS = (b"meta", b"spec_details")
 _LIST_KEYS = ("stacks", "versions", "variants")
 _LIST: list[str] = []
@@ -225,11 +228,27 @@ class ParsedPage(NamedTuple):
     warnings: list[str]
 
 
+def check_size(size: int, source: str) -> None:
+    """Refuse a page too large to be a catalogue page before reading or parsing it."""
+    if size > MAX_PAGE_BYTES:
+        what = f"{size / 2**20:.1f} MiB, more than a page can be ({MAX_PAGE_BYTES // 2**20} MiB)"
+        raise InputError(source, what, "this is not a catalogue page: remove or replace it")
+
+
+def _details(fields: dict[str, Any], source: str) -> Any:
+    """`spec_details`, or a clear word about the 2022 generation that had none."""
+    if "spec_details" not in fields and ("spec_files" in fields or "spec_names" in fields):
+        what = "unsupported page generation (2022: spec_files and spec_names, no spec_details)"
+        raise InputError(source, what, "compare catalogue snapshots from 2023 or later")
+    return fields.get("spec_details")
+
+
 def parse_page(data: bytes, source: str, digest: str, full: bool = True) -> ParsedPage:
     """Parse one page's bytes; full=False keeps only its counts (for content both sides hold)."""
+    check_size(len(data), source)
     fields = read_fields(data, source)
     tag, name = _identity(fields, source)
-    entries = _check_entries(fields.get("spec_details"), source)
+    entries = _check_entries(_details(fields, source), source)
     counts = stack_counts(entry["stacks"] for entry in entries.values())
     kept = dict(sorted(entries.items())) if full else None
     page = Page(tag, name, source, digest, kept, len(entries), counts)
@@ -270,6 +289,7 @@ def counts_from_meta(data: bytes, source: str, digest: str) -> ParsedPage:
     counts, or the page is in another form, it is parsed for its counts instead (and any
     disagreement between meta and spec_details is warned about).
     """
+    check_size(len(data), source)
     found = _lines_but_details(data)
     fields = None
     if found is not None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Iterable, Set
 from typing import NamedTuple
 
@@ -10,7 +11,9 @@ from ..errors import InputError
 from ..model import Page, Snapshot
 from .pages import ParsedPage, counts_from_meta, parse_page
 
-__all__ = ["PageBytes", "PageCache", "build_snapshot"]
+__all__ = ["PageBytes", "PageCache", "Problems", "build_snapshot"]
+
+_CATALOGUE_PATH = re.compile(r"(?:^|[/:])_cache/([^/]+)/([^/]+)/specs\.md(?::\d+)?$")
 
 
 class PageBytes(NamedTuple):
@@ -19,6 +22,24 @@ class PageBytes(NamedTuple):
     source: str
     data: bytes
     digest: str
+
+
+class Problems:
+    """Bad pages: each an error, or with --keep-going a warning and a page left out."""
+
+    def __init__(self, keep_going: bool = False) -> None:
+        self.keep_going = keep_going
+        self.skipped: list[str] = []
+        self.keys: set[tuple[str, str]] = set()  # (tag, package) of skipped catalogue paths
+
+    def skip(self, error: InputError) -> None:
+        """Raise the error, or (keeping going) note it and carry on without the page."""
+        if not self.keep_going:
+            raise error
+        self.skipped.append(error.message)
+        place = _CATALOGUE_PATH.search(error.where)
+        if place:
+            self.keys.add((place.group(1), place.group(2)))
 
 
 class PageCache:
@@ -54,31 +75,50 @@ class PageCache:
         return hit
 
 
+def _check_unique(
+    page: Page,
+    hashes: tuple[str, ...],
+    pages: dict[tuple[str, str], Page],
+    seen: dict[tuple[str, str], str],
+) -> None:
+    """A package twice in one tag, or a hash on two pages of one tag, is an input error."""
+    other = pages.get((page.tag, page.name))
+    if other is not None:
+        what = f"second page for {page.name} under tag {page.tag} (first: {other.source})"
+        raise InputError(page.source, what, "keep one page per package and tag")
+    for digest in hashes:
+        first = seen.get((page.tag, digest))
+        if first is not None:
+            what = f"hash {digest} of tag {page.tag} is also in {first}"
+            raise InputError(page.source, what, "a spec belongs to one page of its tag")
+
+
 def build_snapshot(
     source: str,
     parsed: Iterable[ParsedPage],
+    problems: Problems,
     commit: str | None = None,
     date: str | None = None,
 ) -> Snapshot:
-    """Gather parsed pages into a Snapshot; a package or a hash twice in one tag is an error."""
+    """Gather parsed pages into a Snapshot, each package and hash once per tag."""
     pages: dict[tuple[str, str], Page] = {}
     seen: dict[tuple[str, str], str] = {}
     warnings: list[str] = []
     for page, hashes, page_warnings in parsed:
+        try:
+            _check_unique(page, hashes, pages, seen)
+        except InputError as error:
+            problems.skip(error)
+            continue
         warnings.extend(page_warnings)
-        key = (page.tag, page.name)
-        other = pages.get(key)
-        if other is not None:
-            what = f"second page for {page.name} under tag {page.tag} (first: {other.source})"
-            raise InputError(page.source, what, "keep one page per package and tag")
-        pages[key] = page
+        pages[(page.tag, page.name)] = page
         for digest in hashes:
-            first = seen.setdefault((page.tag, digest), page.source)
-            if first != page.source:
-                what = f"hash {digest} of tag {page.tag} is also in {first}"
-                raise InputError(page.source, what, "a spec belongs to one page of its tag")
+            seen[(page.tag, digest)] = page.source
     if not pages:
         fix = "point at a catalogue directory, a folder of page files, or a revision holding them"
         raise InputError(source, f"no catalogue pages found under {source}", fix)
     ordered = {key: pages[key] for key in sorted(pages)}
-    return Snapshot(source, ordered, commit, date, tuple(warnings))
+    skipped = tuple(problems.skipped)
+    return Snapshot(
+        source, ordered, commit, date, tuple(warnings), skipped, frozenset(problems.keys)
+    )

@@ -1,0 +1,151 @@
+"""Properties over random snapshots (hypothesis): the invariants every diff must keep."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pagegen import page_text, spec
+
+from snapdiff.diff import diff_snapshots
+from snapdiff.render import render_json, report_to_dict
+from snapdiff.sources import load_snapshots
+
+HASHES = [f"h{i:02d}" for i in range(24)]
+specs = st.builds(
+    lambda h, v, stacks, os_, target, compiler: spec(
+        h, v, tuple(stacks), os=os_, target=target, compiler=compiler
+    ),
+    st.sampled_from(HASHES),
+    st.sampled_from(["1.0", "1.2", "1.10", "2.0rc1", "2.0", "develop"]),
+    st.lists(
+        st.sampled_from(["e4s", "root", "ml-cpu", "hep"]), min_size=1, max_size=3, unique=True
+    ),
+    st.sampled_from(["ubuntu22.04", "ubuntu24.04"]),
+    st.sampled_from(["x86_64_v3", "aarch64"]),
+    st.sampled_from(["gcc@11.4.0", "gcc@=11.4.0", "none"]),
+)
+# A snapshot: package -> specs; each hash at most once in the snapshot (one page of a tag).
+snapshots = st.dictionaries(
+    st.sampled_from(["zlib", "cmake", "py-jax", "hdf5"]),
+    st.lists(specs, max_size=5),
+    min_size=1,
+    max_size=4,
+).map(lambda pages: _unique(pages))
+
+
+def _unique(pages: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    seen: set[str] = set()
+    out = {}
+    for name in sorted(pages):
+        kept = []
+        for entry in pages[name]:
+            if entry["hash"] not in seen:
+                seen.add(entry["hash"])
+                kept.append(entry)
+        out[name] = kept or [spec(f"{name}-only", "1.0")]
+    return out
+
+
+def write(root: Path, pages: dict[str, list[dict[str, Any]]], reverse: bool = False) -> str:
+    for name in sorted(pages, reverse=reverse):
+        path = root / "_cache" / "develop" / name / "specs.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(page_text(name, "develop", pages[name]))
+    return str(root)
+
+
+def report(old: dict[str, Any], new: dict[str, Any], reverse: bool = False) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        a = write(Path(tmp) / "a", old, reverse)
+        b = write(Path(tmp) / "b", new, reverse)
+        data = report_to_dict(diff_snapshots(*load_snapshots(a, b)))
+    for side in ("old", "new"):
+        data[side].pop("source")
+    return data
+
+
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@FAST
+@given(snapshots)
+def test_a_snapshot_against_itself_has_no_change(pages: dict[str, Any]) -> None:
+    data = report(pages, pages)
+    assert data["packages"] == [] and data["stacks"] == []
+    assert all(v == 0 for v in data["summary"].values())
+
+
+@FAST
+@given(snapshots, snapshots)
+def test_swapping_sides_swaps_every_direction(old: dict[str, Any], new: dict[str, Any]) -> None:
+    forward, backward = report(old, new), report(new, old)
+    f, b = forward["summary"], backward["summary"]
+    for one, other in [
+        ("packages_added", "packages_removed"),
+        ("specs_added", "specs_removed"),
+        ("version_bumps", "version_downgrades"),
+        ("stacks_added", "stacks_removed"),
+        ("specs_upgraded", "specs_downgraded"),
+        ("specs_appeared", "specs_disappeared"),
+    ]:
+        assert (f[one], f[other]) == (b[other], b[one]), one
+    for same in ("packages_changed", "specs_changed", "specs_rebuilt", "stacks_changed"):
+        assert f[same] == b[same], same
+    assert {(p["name"], p["status"]) for p in forward["packages"]} == {
+        (p["name"], {"added": "removed", "removed": "added"}.get(p["status"], p["status"]))
+        for p in backward["packages"]
+    }
+
+
+@FAST
+@given(snapshots, snapshots)
+def test_the_classes_add_up_to_the_totals(old: dict[str, Any], new: dict[str, Any]) -> None:
+    data = report(old, new)
+    for p in data["packages"]:
+        paired = p["rebuilt"] + p["pairs"]
+        assert sorted([x["new"] for x in paired] + p["appeared"]) == sorted(p["specs_added"])
+        assert sorted([x["old"] for x in paired] + p["disappeared"]) == sorted(p["specs_removed"])
+    s = data["summary"]
+    pairs = s["specs_rebuilt"] + s["specs_upgraded"] + s["specs_downgraded"]
+    assert s["specs_added"] == pairs + s["specs_appeared"]
+    assert s["specs_removed"] == pairs + s["specs_disappeared"]
+
+
+@FAST
+@given(snapshots, snapshots)
+def test_file_order_does_not_change_a_byte(old: dict[str, Any], new: dict[str, Any]) -> None:
+    assert json.dumps(report(old, new)) == json.dumps(report(old, new, reverse=True))
+
+
+def test_hash_seed_does_not_change_a_byte(tmp_path: Path) -> None:
+    old = {
+        "zlib": [spec("a", "1.0", ("e4s", "root")), spec("b", "1.2", ("hep", "root"))],
+        "cmake": [spec("c", "3.0")],
+    }
+    new = {"zlib": [spec("d", "1.10", ("e4s", "ml-cpu"))], "hdf5": [spec("e", "2.0rc1")]}
+    a, b = write(tmp_path / "a", old), write(tmp_path / "b", new)
+    outputs = set()
+    for seed in ("0", "7", "4242"):
+        for fmt in ("json", "markdown"):
+            env = dict(os.environ, PYTHONHASHSEED=seed)
+            done = subprocess.run(
+                [sys.executable, "-m", "snapdiff", a, b, "-f", fmt],
+                capture_output=True,
+                text=True,
+                env=env,
+                check=True,
+            )
+            outputs.add((fmt, done.stdout))
+    assert len(outputs) == 2
+    assert (
+        json.loads(render_json(diff_snapshots(*load_snapshots(a, b))))["summary"]["specs_added"]
+        == 2
+    )
