@@ -56,3 +56,30 @@ def test_wheel_ships_templates_and_runs_from_elsewhere(tmp_path: Path) -> None:
     first, _, notes = done.stdout.partition("\n")
     assert first == str(tmp_path / "site" / "snapdiff" / "templates")
     assert "`py-ml-dtypes` | `0.3.1` → `0.4.0`" in notes
+
+
+def test_every_third_party_import_is_a_declared_dependency() -> None:
+    """A package imported by snapdiff but installed only by hand breaks a fresh install."""
+    import ast
+    import sys
+    import tomllib
+
+    distributions = {
+        "yaml": "pyyaml",
+        "jinja2": "jinja2",
+        "git": "gitpython",
+        "deepdiff": "deepdiff",
+        "orjson": "orjson",
+    }
+    imported = set()
+    for path in (ROOT / "snapdiff").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
+    third_party = {m for m in imported if m not in sys.stdlib_module_names and m != "snapdiff"}
+    assert third_party <= set(distributions), third_party - set(distributions)
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    names = {d.split(">")[0].split("=")[0].split("<")[0].strip().lower() for d in declared}
+    assert {distributions[m] for m in third_party} <= names
