@@ -59,10 +59,10 @@ def _parser() -> argparse.ArgumentParser:
     add(
         "old",
         metavar="OLD",
-        help="the older snapshot: a directory, a git revision (REV or "
-        "REV:path), or a range A..B standing for both sides",
+        help="the older snapshot: a directory (of catalogue pages, or of Spack build-cache "
+        "indexes), a git revision (REV or REV:path), an index.json, or a range A..B for both",
     )
-    add("new", metavar="NEW", nargs="?", help="the newer snapshot: a directory or a revision")
+    add("new", metavar="NEW", nargs="?", help="the newer snapshot, in any of those forms")
     add(
         "--repo",
         metavar="PATH",
@@ -78,6 +78,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     add("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
     add("--exit-code", action="store_true", help="exit 1 when there are changes, like git diff")
+    add(
+        "--index-tag",
+        metavar="TAG",
+        help="the cache tag of build-cache index snapshots (default: a single --tag, else develop)",
+    )
+    add(
+        "--stack-name",
+        metavar="NAME",
+        help="the stack of an index.json given as a snapshot "
+        "(default: from its path, <mirror>/<stack>/build_cache/index.json)",
+    )
     add(
         "--keep-going",
         action="store_true",
@@ -254,17 +265,27 @@ def _outputs(report: Report, args: argparse.Namespace) -> tuple[str, str | None]
     return text, renderer()
 
 
+def _index_tag(args: argparse.Namespace) -> str:
+    """--index-tag, else a single literal --tag, else develop."""
+    if args.index_tag:
+        return str(args.index_tag)
+    if len(args.tag) == 1 and not set(args.tag[0]) & set("*?["):
+        return str(args.tag[0])
+    return "develop"
+
+
 def _run(args: argparse.Namespace) -> int:
     from .diff import diff_snapshots
-    from .sources import load_snapshots
+    from .sources import Options, load_snapshots
 
     gates = _gates(args.fail_on)
     if args.template and args.template_dir:
         raise UsageError("--template", "give --template or --template-dir, not both", "")
     filters = Filters(**{name: tuple(getattr(args, name)) for name in FILTERS})
-    old, new = load_snapshots(
-        *_sides(args.old, args.new), args.repo, filters.per_spec, args.keep_going
+    options = Options(
+        args.repo, filters.per_spec, args.keep_going, _index_tag(args), args.stack_name
     )
+    old, new = load_snapshots(*_sides(args.old, args.new), options)
     report = diff_snapshots(old, new, filters)
     for warning in report.warnings:
         print(f"snapdiff: warning: {warning}", file=sys.stderr)

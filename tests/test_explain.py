@@ -14,7 +14,7 @@ from snapdiff.cli import main
 from snapdiff.diff import diff_snapshots
 from snapdiff.model import Filters, Report, Spec
 from snapdiff.render import report_to_dict
-from snapdiff.sources import load_snapshots
+from snapdiff.sources import Options, load_snapshots
 from snapdiff.versions import sort_versions
 
 ROOT = Path(__file__).parent.parent
@@ -96,7 +96,7 @@ def run(
         for name, specs in pages.items():
             write_page(tmp_path / side, name, specs)
     full = bool(filters and filters.per_spec)
-    sides = load_snapshots(str(tmp_path / "old"), str(tmp_path / "new"), full=full)
+    sides = load_snapshots(str(tmp_path / "old"), str(tmp_path / "new"), Options(full=full))
     return diff_snapshots(*sides, filters)
 
 

@@ -15,7 +15,7 @@ import pytest
 from pagegen import HISTORY, SEEDS, load_real, spec, write_page
 
 from snapdiff.cli import main
-from snapdiff.sources import load_snapshots, pages
+from snapdiff.sources import Options, load_snapshots, pages
 
 ENV = {
     "GIT_AUTHOR_NAME": "snapdiff tests",
@@ -251,7 +251,7 @@ def test_only_changed_blobs_are_parsed(catalogue: Path, monkeypatch: pytest.Monk
         return real(data, source, digest, full)
 
     monkeypatch.setattr("snapdiff.sources.snapshot.parse_page", counting)
-    old, new = load_snapshots("HEAD~1", "HEAD", repo=str(catalogue))
+    old, new = load_snapshots("HEAD~1", "HEAD", Options(repo=str(catalogue)))
     changed = git(catalogue, "diff", "--name-only", "--no-renames", "HEAD~1", "HEAD").split()
     assert sorted(changed) == [
         "_cache/develop/py-keras/specs.md",

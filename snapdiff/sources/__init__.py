@@ -6,16 +6,18 @@ import gc
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Protocol
 
 from ..errors import InputError
 from ..model import Snapshot
 from .directory import read_directory
 from .git import GitRepo
+from .index import find_indexes, is_index_file, load_indexes
 from .pages import ParsedPage, is_candidate, is_catalogue_path, is_page
 from .snapshot import PageBytes, PageCache, Problems, build_snapshot
 
-__all__ = ["load_snapshot", "load_snapshots"]
+__all__ = ["Options", "load_snapshot", "load_snapshots"]
 
 
 class _Side(Protocol):
@@ -76,13 +78,50 @@ class _GitSide:
         return build_snapshot(rev.arg, parsed, self.problems, rev.commit, rev.date)
 
 
-def _open(arg: str, repo: str | None, repos: dict[str, GitRepo], keep_going: bool) -> _Side:
-    """A directory when one exists by that name, else a git revision."""
-    problems = Problems(keep_going)
+class _IndexSide:
+    """Spack build-cache indexes: one file, or a folder of `<stack>/build_cache/index.json`."""
+
+    def __init__(self, source: str, paths: list[str], options: Options) -> None:
+        single = len(paths) == 1 and source == paths[0]
+        self.snapshot = load_indexes(
+            source,
+            paths,
+            options.index_tag,
+            options.stack_name if single else None,
+            None if single else source,
+        )
+
+    def digests(self) -> set[str]:
+        return set()  # built, not read: every page is compared in full
+
+    def load(self, cache: PageCache) -> Snapshot:
+        return self.snapshot
+
+
+@dataclass(frozen=True)
+class Options:
+    """How inputs are read (beyond their names)."""
+
+    repo: str | None = None  # the git repository revisions are read from
+    full: bool = False  # read every page in full (per-spec filters need it)
+    keep_going: bool = False  # leave bad pages out instead of stopping
+    index_tag: str = "develop"  # the cache tag of build-cache index snapshots
+    stack_name: str | None = None  # the stack of a single index.json given as a snapshot
+
+
+def _open(arg: str, options: Options, repos: dict[str, GitRepo]) -> _Side:
+    """A build-cache index, a directory (of pages or of indexes), else a git revision."""
+    problems = Problems(options.keep_going)
+    if is_index_file(arg):
+        return _IndexSide(arg, [arg], options)
     if os.path.isdir(arg):
+        indexes = find_indexes(arg)
+        if indexes:
+            return _IndexSide(arg, indexes, options)
         return _DirectorySide(arg, problems)
     if os.path.exists(arg):
         raise InputError(arg, "not a directory", "give a directory of pages or a git revision")
+    repo = options.repo
     path = repo or "."
     if path not in repos:
         try:
@@ -95,7 +134,7 @@ def _open(arg: str, repo: str | None, repos: dict[str, GitRepo], keep_going: boo
 
 
 @contextmanager
-def _opened(repo: str | None) -> Iterator[dict[str, GitRepo]]:
+def _opened() -> Iterator[dict[str, GitRepo]]:
     """Repositories opened while loading, closed after; the garbage collector paused meanwhile.
 
     Loading allocates millions of small objects and no reference cycles: with the collector on,
@@ -116,25 +155,24 @@ def _opened(repo: str | None) -> Iterator[dict[str, GitRepo]]:
             opened.close()
 
 
-def load_snapshots(
-    old: str, new: str, repo: str | None = None, full: bool = False, keep_going: bool = False
-) -> tuple[Snapshot, Snapshot]:
-    """Load both sides of a diff: directories or git revisions (of `repo`, else the current one).
+def load_snapshots(old: str, new: str, options: Options | None = None) -> tuple[Snapshot, Snapshot]:
+    """Load both sides of a diff: directories, git revisions or build-cache indexes.
 
-    Content both sides hold is read once, and (unless `full`, which per-spec filters need) only
-    for its counts; for git revisions such pages are known by their blob ids before anything is
-    read, and are counted from their `meta` line. With `keep_going`, a bad page is left out and
-    listed in the snapshot's `skipped` instead of stopping everything.
+    Content both sides hold is read once, and (unless `options.full`, which per-spec filters
+    need) only for its counts; for git revisions such pages are known by their blob ids before
+    anything is read, and are counted from their `meta` line. With `options.keep_going`, a bad
+    page is left out and listed in the snapshot's `skipped` instead of stopping everything.
     """
-    with _opened(repo) as repos:
-        sides = _open(old, repo, repos, keep_going), _open(new, repo, repos, keep_going)
-        shared = set() if full else sides[0].digests() & sides[1].digests()
+    options = options or Options()
+    with _opened() as repos:
+        sides = _open(old, options, repos), _open(new, options, repos)
+        shared = set() if options.full else sides[0].digests() & sides[1].digests()
         cache = PageCache(shared)
         new_snapshot = sides[1].load(cache)
         return sides[0].load(cache), new_snapshot
 
 
-def load_snapshot(arg: str, repo: str | None = None, keep_going: bool = False) -> Snapshot:
-    """Load one snapshot: a directory of catalogue pages, or a git revision."""
-    with _opened(repo) as repos:
-        return _open(arg, repo, repos, keep_going).load(PageCache())
+def load_snapshot(arg: str, options: Options | None = None) -> Snapshot:
+    """Load one snapshot: a directory of catalogue pages, a git revision, or an index."""
+    with _opened() as repos:
+        return _open(arg, options or Options(), repos).load(PageCache())

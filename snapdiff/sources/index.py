@@ -1,0 +1,152 @@
+"""Spack build-cache indexes (`<mirror>/<stack>/build_cache/index.json`) as snapshots.
+
+Each install record in the build cache becomes the spec record a catalogue page gives: hash,
+name, version, compiler, os, platform, target, variants in Spack's string form, and the stacks
+are the indexes the hash appears in (an index at the top of a folder is the `root` cache).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..errors import InputError
+from ..model import Page, Snapshot
+from .pages import blob_digest, stack_counts
+
+__all__ = ["find_indexes", "is_index_file", "load_indexes"]
+
+_FIX = "give a Spack build-cache index.json (database version 6 or later)"
+_FLAGS = frozenset(("cflags", "cppflags", "cxxflags", "fflags", "ldflags", "ldlibs"))
+_NOT_VARIANTS = _FLAGS | {"patches", "dev_path"}
+_COMPILER_LANGUAGES = frozenset(("c", "cxx", "fortran"))
+
+
+def is_index_file(path: str) -> bool:
+    """A JSON file given as a snapshot is read as a build-cache index."""
+    return os.path.isfile(path) and path.endswith(".json")
+
+
+def find_indexes(root: str) -> list[str]:
+    """Every `build_cache/index.json` below a folder, sorted; empty for a catalogue folder."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "_cache")
+        if os.path.basename(dirpath) == "build_cache" and "index.json" in filenames:
+            found.append(os.path.join(dirpath, "index.json"))
+    return sorted(found)
+
+
+def stack_name(path: str, root: str | None) -> str:
+    """`<mirror>/<stack>/build_cache/index.json` names its stack; the top of `root` is `root`."""
+    index = Path(path)
+    if index.parent.name != "build_cache":
+        return index.stem
+    mirror = index.parent.parent
+    if root is not None and mirror.resolve() == Path(root).resolve():
+        return "root"
+    return mirror.name or "root"
+
+
+def _installs(path: str) -> Mapping[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            data = orjson.loads(handle.read())
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror}", "check the path") from exc
+    except orjson.JSONDecodeError as exc:
+        raise InputError(path, f"not valid JSON ({exc.msg}, line {exc.lineno})", _FIX) from None
+    database = data.get("database") if isinstance(data, dict) else None
+    installs = database.get("installs") if isinstance(database, dict) else None
+    if not isinstance(installs, dict):
+        raise InputError(path, "not a Spack database: no database.installs", _FIX)
+    return installs
+
+
+def _variants(parameters: Mapping[str, Any]) -> list[str]:
+    """Spack's string form: `+shared`, `~doc`, `build_system=cmake`, `a=x,y`; no flags, patches."""
+    found = []
+    for name, value in parameters.items():
+        if name in _NOT_VARIANTS:
+            continue
+        if isinstance(value, bool):
+            found.append(("+" if value else "~") + name)
+        elif isinstance(value, list):
+            found.append(f"{name}={','.join(str(v) for v in value)}")
+        else:
+            found.append(f"{name}={value}")
+    return sorted(found)
+
+
+def _compiler(spec: Mapping[str, Any], installs: Mapping[str, Any]) -> str:
+    """DB ≤ 7: `spec.compiler`; 8+: `annotations.compiler`, else the c/cxx/fortran provider."""
+    compiler = spec.get("compiler")
+    if isinstance(compiler, dict) and compiler.get("name"):
+        return f"{compiler['name']}@{compiler.get('version', '')}".rstrip("@")
+    annotated = (spec.get("annotations") or {}).get("compiler")
+    if isinstance(annotated, str) and annotated:
+        return annotated.replace("@=", "@")
+    for dependency in spec.get("dependencies") or ():
+        virtuals = set((dependency.get("parameters") or {}).get("virtuals") or ())
+        if virtuals & _COMPILER_LANGUAGES:
+            provider = (installs.get(dependency.get("hash", "")) or {}).get("spec") or {}
+            version = provider.get("version")
+            return f"{dependency['name']}@{version}" if version else str(dependency["name"])
+    return "none"
+
+
+def _record(digest: str, install: Any, installs: Mapping[str, Any], path: str) -> dict[str, Any]:
+    """The catalogue-page entry of one install record."""
+    spec = install.get("spec") if isinstance(install, dict) else None
+    if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
+        raise InputError(path, f"install {digest} has no spec with a name", _FIX)
+    arch = spec.get("arch") or {}
+    target = arch.get("target")
+    return {
+        "hash": digest,
+        "name": spec["name"],
+        "versions": [str(spec.get("version", ""))],
+        "compiler": _compiler(spec, installs),
+        "os": str(arch.get("platform_os", "")),
+        "platform": str(arch.get("platform", "")),
+        "target": str(target.get("name", "")) if isinstance(target, dict) else str(target or ""),
+        "variants": _variants(spec.get("parameters") or {}),
+        "size": "-",
+    }
+
+
+def load_indexes(
+    source: str, paths: Iterable[str], tag: str, stack: str | None, root: str | None
+) -> Snapshot:
+    """One snapshot of every build-cache record in these indexes, grouped into pages."""
+    records: dict[str, dict[str, Any]] = {}
+    for path in paths:
+        name = stack or stack_name(path, root)
+        installs = _installs(path)
+        for digest, install in installs.items():
+            if not (isinstance(install, dict) and install.get("in_buildcache")):
+                continue
+            record = records.get(digest)
+            if record is None:
+                record = records[digest] = _record(digest, install, installs, path) | {"stacks": []}
+            record["stacks"].append(name)
+    by_package: dict[str, dict[str, dict[str, Any]]] = {}
+    for digest in sorted(records):
+        entry = records[digest]
+        entry["stacks"] = sorted(set(entry["stacks"]))
+        by_package.setdefault(entry.pop("name"), {})[digest] = entry
+    pages = {}
+    for name in sorted(by_package):
+        entries = by_package[name]
+        content = orjson.dumps([tag, name, entries], option=orjson.OPT_SORT_KEYS)
+        counts = stack_counts(e["stacks"] for e in entries.values())
+        pages[(tag, name)] = Page(
+            tag, name, f"{source}: {name}", blob_digest(content), entries, len(entries), counts
+        )
+    if not pages:
+        raise InputError(source, "no build-cache records (in_buildcache: true) found", _FIX)
+    return Snapshot(source, pages)
