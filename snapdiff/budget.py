@@ -42,9 +42,10 @@ def digest(report: Mapping[str, Any]) -> str:
     """A digest of what the report says, not of where it was read from (sources left out)."""
     content = dict(report)
     for side in ("old", "new"):
-        content[side] = {
-            k: v for k, v in report[side].items() if k not in ("source", "commit", "date")
-        }
+        if side in report:
+            content[side] = {
+                k: v for k, v in report[side].items() if k not in ("source", "commit", "date")
+            }
     canonical = json.dumps(content, sort_keys=True, ensure_ascii=False).encode("utf-8")
     return hashlib.sha256(canonical).hexdigest()[:32]
 

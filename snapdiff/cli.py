@@ -24,6 +24,7 @@ examples:
   snapdiff v1..v2 --repo ../cache.spack.io         a range, in another repository
   snapdiff HEAD~7:_cache/develop HEAD:_cache/develop   one folder of each revision
   snapdiff HEAD~1 HEAD --for github --full-report full.md -o comment.md --fail-on downgrade
+  snapdiff log HEAD~30..HEAD                       one entry per commit, then the range
 
 exit codes: 0 report written; 1 changes found (--exit-code) or a --fail-on gate failed;
 2 bad usage or bad input
@@ -305,10 +306,56 @@ def _run(args: argparse.Namespace) -> int:
     return 1 if failed or (args.exit_code and report.summary.total) else 0
 
 
+def _log_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="snapdiff log",
+        description="One entry per commit in A..B that changed the catalogue (first-parent, "
+        "newest first), then per package the path of its highest version, and flapping specs.",
+    )
+    parser.add_argument("range", metavar="A..B", help="the commits after A up to B")
+    parser.add_argument("--repo", metavar="PATH", help="the git repository (default: here)")
+    parser.add_argument("-f", "--format", choices=("markdown", "json"), default="markdown")
+    parser.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically)")
+    parser.add_argument("--keep-going", action="store_true", help="leave bad pages out")
+    parser.add_argument("--max-chars", metavar="N", type=int, help="cut the Markdown to N")
+    parser.add_argument("--for", dest="forge", choices=sorted(_presets()), help="a forge's limit")
+    parser.add_argument("--template", metavar="FILE", help="render with this Jinja template")
+    parser.add_argument("--template-dir", metavar="DIR", help="override templates by name")
+    for name, what in FILTERS.items():
+        parser.add_argument(f"--{name}", action="append", default=[], metavar="GLOB", help=what)
+    return parser
+
+
+def _log(argv: Sequence[str]) -> int:
+    """`snapdiff log A..B`."""
+    from .history import history
+    from .render import render_history_json, render_history_markdown
+    from .sources import Options
+
+    args = _log_parser().parse_args(argv)
+    start, end = _sides(args.range, None)
+    filters = Filters(**{name: tuple(getattr(args, name)) for name in FILTERS})
+    options = Options(args.repo, filters.per_spec, args.keep_going)
+    walked = history(start, end, options, filters)
+    if args.format == "json":
+        text = render_history_json(walked)
+    else:
+        text = render_history_markdown(walked, args.template, args.template_dir, _budget(args))
+    if args.output:
+        write_atomically(args.output, text)
+    else:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run snapdiff; return 0 (written), 1 (changes or a failed gate) or 2 (bad usage or input)."""
     try:
-        args = _parse(list(sys.argv[1:] if argv is None else argv))
+        words = list(sys.argv[1:] if argv is None else argv)
+        if words[:1] == ["log"] and not os.path.isdir("log"):
+            return _log(words[1:])
+        args = _parse(words)
         return _run(args)
     except SnapdiffError as exc:
         print(f"snapdiff: error: {exc.message}", file=sys.stderr)

@@ -9,6 +9,8 @@ from typing import Any
 
 from .budget import fit, marker
 from .context import (
+    FOLD_AFTER,
+    Safe,
     code,
     finalize,
     html_code,
@@ -19,6 +21,7 @@ from .context import (
     some,
 )
 from .errors import TemplateError
+from .history import History
 from .model import (
     Configuration,
     Migration,
@@ -30,9 +33,18 @@ from .model import (
     StackChange,
 )
 
-__all__ = ["render_json", "render_markdown", "report_to_dict", "templates_dir"]
+__all__ = [
+    "history_to_dict",
+    "render_history_json",
+    "render_history_markdown",
+    "render_json",
+    "render_markdown",
+    "report_to_dict",
+    "templates_dir",
+]
 
 DEFAULT_TEMPLATE = "report.md.j2"
+LOG_TEMPLATE = "log.md.j2"
 
 
 # ---------------------------------------------------------------- JSON
@@ -261,3 +273,90 @@ def render_markdown(
 ) -> str:
     """The whole report as Markdown through a Jinja template (every data string inert)."""
     return MarkdownRenderer(report, template, template_dir)()
+
+
+# ---------------------------------------------------------------- history (snapdiff log)
+
+
+def history_to_dict(history: History) -> dict[str, Any]:
+    """The JSON of `snapdiff log`: steps newest first, then the range summarised."""
+    steps = []
+    for step in history.steps:
+        data = report_to_dict(step.report)
+        steps.append(
+            {
+                "commit": step.commit,
+                "date": step.date,
+                "summary": data["summary"],
+                "bumps": sorted(  # stable: downgrades first
+                    (
+                        {"tag": p["tag"], "name": p["name"], **p["bump"]}
+                        for p in data["packages"]
+                        if p["bump"]
+                    ),
+                    key=lambda bump: bump["kind"] != "downgrade",
+                ),
+                "stacks": data["stacks"],
+            }
+        )
+    return {
+        "schema_version": 1,
+        "range": {"start": history.start, "end": history.end, "commits": len(history.steps)},
+        "steps": steps,
+        "packages": [
+            {
+                "tag": p.tag,
+                "name": p.name,
+                "versions": list(p.versions),
+                "first_seen": p.first_seen,
+                "last_seen": p.last_seen,
+            }
+            for p in history.packages
+        ],
+        "flapping": [
+            {
+                "tag": f.tag,
+                "hash": f.hash,
+                "package": f.package,
+                "left": list(f.left),
+                "returned": list(f.returned),
+                "returns": len(f.returned),
+            }
+            for f in history.flapping
+        ],
+    }
+
+
+def render_history_json(history: History) -> str:
+    """`snapdiff log --format json`."""
+    return json.dumps(history_to_dict(history), indent=2, ensure_ascii=False) + "\n"
+
+
+def render_history_markdown(
+    history: History,
+    template: str | None = None,
+    template_dir: str | None = None,
+    budget: int | None = None,
+) -> str:
+    """`snapdiff log` as Markdown through `log.md.j2`, cut to the budget if one is given."""
+    import jinja2
+
+    data = history_to_dict(history)
+    path = Path(template) if template else None
+    env = _environment(str(path.parent) if path else template_dir)
+    name = path.name if path else LOG_TEMPLATE
+    moved = [
+        p for p in data["packages"] if len(p["versions"]) > 1 or p["first_seen"] or p["last_seen"]
+    ]
+    context = {
+        "history": data,
+        "packages": moved,
+        "fold_after": FOLD_AFTER,
+        "marker": Safe(marker(data)),
+    }
+    try:
+        text: str = env.get_template(name).render(context)
+    except jinja2.TemplateError as exc:
+        where = getattr(exc, "filename", None) or template or name
+        raise TemplateError(str(where), f"template error: {exc}", "fix the template") from exc
+    return fit(lambda _: text, {}, 0, budget) if budget else text

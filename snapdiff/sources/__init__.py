@@ -17,7 +17,7 @@ from .index import find_indexes, is_index_file, load_indexes
 from .pages import ParsedPage, is_candidate, is_catalogue_path, is_page
 from .snapshot import PageBytes, PageCache, Problems, build_snapshot
 
-__all__ = ["Options", "load_snapshot", "load_snapshots"]
+__all__ = ["Options", "load_history", "load_snapshot", "load_snapshots"]
 
 
 class _Side(Protocol):
@@ -170,6 +170,31 @@ def load_snapshots(old: str, new: str, options: Options | None = None) -> tuple[
         cache = PageCache(shared)
         new_snapshot = sides[1].load(cache)
         return sides[0].load(cache), new_snapshot
+
+
+def load_history(
+    start: str, end: str, options: Options | None = None
+) -> Iterator[tuple[Snapshot, Snapshot]]:
+    """(before, after) for each first-parent commit after `start` up to `end` that changed pages.
+
+    One cache serves the whole range, so each step reads only blobs no earlier step parsed in
+    the form it needs now; commits whose files are all unchanged are passed over.
+    """
+    options = options or Options()
+    with _opened() as repos:
+        side = _open(start, options, repos)
+        if not isinstance(side, _GitSide):
+            raise InputError(start, "a history needs git revisions", "run snapdiff log A..B")
+        cache = PageCache()
+        before = side
+        for commit in side.repo.first_parent_commits(start, end):
+            after = _GitSide(side.repo, commit, Problems(options.keep_going))
+            if after.files == before.files:
+                continue
+            cache.shared = before.digests() & after.digests()
+            new_snapshot = after.load(cache)
+            yield before.load(cache), new_snapshot
+            before = after
 
 
 def load_snapshot(arg: str, options: Options | None = None) -> Snapshot:

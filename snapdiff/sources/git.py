@@ -119,6 +119,14 @@ class GitRepo:
             return "this clone is shallow: git fetch --unshallow, or name a newer revision"
         return f"check the name with git log, in {self.path}"
 
+    def first_parent_commits(self, start: str, end: str) -> list[str]:
+        """Commits after `start` up to `end` on the first-parent line, oldest first."""
+        for rev in (start, end):
+            if self._header(f"{rev}^{{commit}}") is None:
+                raise InputError(rev, "no such commit", self._unknown_fix())
+        out = self._git.rev_list("--first-parent", "--reverse", f"{start}..{end}", "--")
+        return str(out).split()
+
     def list_files(self, tree: str) -> list[tuple[str, str]]:
         """(path, blob id) of every regular file below a tree, sorted by path."""
         out = self._git.ls_tree("-r", "-z", "--full-tree", tree, stdout_as_string=False)

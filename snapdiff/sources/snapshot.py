@@ -50,11 +50,13 @@ class PageCache:
     """
 
     def __init__(self, shared: Set[str] = frozenset()) -> None:
-        self.shared = shared
+        self.shared = shared  # may change between diffs of a history; parses are kept
         self._pages: dict[str, ParsedPage] = {}
 
     def __contains__(self, digest: str) -> bool:
-        return digest in self._pages
+        """Whether a parse that serves now is cached: in full, or counts for shared content."""
+        hit = self._pages.get(digest)
+        return hit is not None and (hit.page.entries is not None or digest in self.shared)
 
     def get(self, digest: str, source: str) -> ParsedPage:
         """A page parsed before, named by this source."""
@@ -65,7 +67,7 @@ class PageCache:
 
     def parse(self, raw: PageBytes) -> ParsedPage:
         """The page for these bytes, from the cache when the same content was parsed before."""
-        if raw.digest in self._pages:
+        if raw.digest in self:
             return self.get(raw.digest, raw.source)
         if raw.digest in self.shared:
             hit = counts_from_meta(raw.data, raw.source, raw.digest)

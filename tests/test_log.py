@@ -1,0 +1,96 @@
+"""`snapdiff log A..B` on a repository of real catalogue pages across several commits."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pagegen import HISTORY, SEEDS
+from test_git import commit, git, place
+
+from snapdiff.cli import main
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """base: older real pages; then the newest; py-keras gone; py-keras back; a README edit."""
+    root = tmp_path_factory.mktemp("history")
+    git(root, "init", "-q", "-b", "main")
+    place(root, HISTORY)
+    commit(root, "base", 1)
+    git(root, "tag", "base")
+    shutil.rmtree(root / "_cache")
+    place(root, SEEDS)
+    commit(root, "newest pages", 2)
+    shutil.rmtree(root / "_cache" / "develop" / "py-keras")
+    commit(root, "py-keras lost", 3)
+    place(root, [s for s in SEEDS if "py-keras" in s.read_text()])
+    commit(root, "py-keras back", 4)
+    (root / "README.md").write_text("not a page\n")
+    commit(root, "site only", 5)
+    return root
+
+
+def log(repo: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
+    assert main(["log", "base..HEAD", "--repo", str(repo), "--format", "json", *argv]) == 0
+    data: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return data
+
+
+def test_each_commit_that_changed_the_catalogue_newest_first(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = log(repo, capsys)
+    dates = [s["date"][:10] for s in data["steps"]]
+    assert dates == ["2025-04-04", "2025-04-03", "2025-04-02"]  # the README commit is not one
+    back, lost, newest = data["steps"]
+    assert newest["summary"]["version_bumps"] == 5
+    assert {b["name"]: (b["from"], b["to"]) for b in newest["bumps"]}["py-ml-dtypes"] == (
+        "0.3.1",
+        "0.4.0",
+    )
+    assert lost["summary"]["packages_removed"] == 1 and back["summary"]["packages_added"] == 1
+    short = git(repo, "rev-parse", "--short", "HEAD~1")
+    assert back["commit"] == short
+
+
+def test_version_paths_and_appearances(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = log(repo, capsys)
+    packages = {p["name"]: p for p in data["packages"]}
+    assert packages["py-jax"]["versions"] == ["0.4.31", "0.4.38"]
+    assert packages["py-mpi4py"]["versions"] == ["3.1.5", "4.0.1"]
+    keras = packages["py-keras"]
+    assert keras["versions"] == ["3.1.0", "3.9.2"]
+    assert keras["first_seen"] == git(repo, "rev-parse", "--short", "HEAD~1")  # came back
+    assert keras["last_seen"] is None  # present at the end
+
+
+def test_a_hash_that_leaves_and_returns_is_flapping(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = log(repo, capsys)
+    flapping = data["flapping"]
+    assert len(flapping) == 130 and {f["package"] for f in flapping} == {"py-keras"}
+    lost, back = (git(repo, "rev-parse", "--short", f"HEAD~{n}") for n in (2, 1))
+    assert all(
+        f["left"] == [lost] and f["returned"] == [back] and f["returns"] == 1 for f in flapping
+    )
+
+
+def test_markdown_and_budget(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["log", "base..HEAD", "--repo", str(repo)]) == 0
+    text = capsys.readouterr().out
+    assert "3 commits changed the catalogue." in text
+    assert "### Flapping specs" in text and "| `py-keras` |" in text
+    assert "`0.4.31` → `0.4.38`" in text
+    assert main(["log", "base..HEAD", "--repo", str(repo), "--max-chars", "2000"]) == 0
+    cut = capsys.readouterr().out
+    assert len(cut.encode()) <= 2000 and "cut to fit 2000 characters" in cut
+
+
+def test_log_needs_revisions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["log", "nope..HEAD", "--repo", str(tmp_path)]) == 2
+    assert "not a git repository" in capsys.readouterr().err
