@@ -23,6 +23,7 @@ from .model import (
     SpecChange,
     StackChange,
     Summary,
+    configuration_of,
 )
 from .versions import bump_kind, sort_versions, version_key
 
@@ -142,9 +143,8 @@ def _package_change(
     explanation = explain(
         [Spec.from_entry(old_entries[h]) for h in removed],
         [Spec.from_entry(new_entries[h]) for h in added],
-        _values(old_entries),
-        _values(new_entries),
-        lambda: {Spec.from_entry(e).configuration() for e in new_entries.values()},
+        lambda: (_values(old_entries), _values(new_entries)),
+        lambda: {configuration_of(e) for e in new_entries.values()},
         changed,
     )
     old_set = {v for e in old_entries.values() for v in e["versions"]}

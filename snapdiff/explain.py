@@ -185,15 +185,15 @@ def _stack_lines(changed: list[SpecChange]) -> list[Sentence]:
 def explain(
     removed: list[Spec],
     added: list[Spec],
-    old_values: Values,
-    new_values: Values,
+    values: Callable[[], tuple[Values, Values]],
     configurations: Callable[[], set[Configuration]],
     changed: list[SpecChange],
 ) -> Explanation:
     """Classify every removed and added spec of one package into exactly one class.
 
-    `old_values` and `new_values` hold, per platform and dimension (os, target, compiler), the
-    values the package's specs have on each side; `configurations` gives its new specs' ones.
+    `values` gives, per platform and dimension (os, target, compiler), the values the package's
+    specs have on each side, and `configurations` those of its new specs: both are computed only
+    when needed (for leftovers, and for pairs).
     """
     by_config: dict[Configuration, tuple[list[Spec], list[Spec]]] = defaultdict(lambda: ([], []))
     for spec in removed:
@@ -208,7 +208,7 @@ def explain(
         pairs += found
         gone += left_removed
         came += left_added
-    migrations = _migrations(old_values, new_values, gone, came)
+    migrations = _migrations(*values(), gone, came) if gone or came else []
     lines: list[Sentence] = _pair_lines(pairs, configurations)
     lines += [_migration_line(m) for m in migrations]
     lines += [

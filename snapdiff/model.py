@@ -81,6 +81,17 @@ class Spec(NamedTuple):
         return (self.os, self.platform, self.target, self.compiler, self.variants)
 
 
+def configuration_of(entry: Mapping[str, Any]) -> Configuration:
+    """What Spec.from_entry(entry).configuration() gives, without building the whole Spec."""
+    return (
+        entry.get("os", ""),
+        entry.get("platform", ""),
+        entry.get("target", ""),
+        entry.get("compiler", "").replace("@=", "@"),
+        tuple(sorted(set(entry.get("variants", ())))),
+    )
+
+
 # keys with a field of their own, and `tarball`, which normalisation drops
 _ENTRY_KEYS = frozenset(Spec._fields) - {"extra"} | {"tarball"}
 
