@@ -193,7 +193,9 @@ def load_history(
                 continue
             cache.shared = before.digests() & after.digests()
             new_snapshot = after.load(cache)
-            yield before.load(cache), new_snapshot
+            old_snapshot = before.load(cache)
+            cache.keep(after.digests())  # memory stays that of one revision, not of the range
+            yield old_snapshot, new_snapshot
             before = after
 
 

@@ -58,6 +58,10 @@ class PageCache:
         hit = self._pages.get(digest)
         return hit is not None and (hit.page.entries is not None or digest in self.shared)
 
+    def keep(self, digests: Set[str]) -> None:
+        """Forget every parse but these (a history keeps only what the next step can reuse)."""
+        self._pages = {d: hit for d, hit in self._pages.items() if d in digests}
+
     def get(self, digest: str, source: str) -> ParsedPage:
         """A page parsed before, named by this source."""
         hit = self._pages[digest]
