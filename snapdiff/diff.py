@@ -109,7 +109,12 @@ def _values(entries: Mapping[str, Entry]) -> dict[tuple[str, str], set[str]]:
 
 
 def _package_change(
-    key: Key, old: Page | None, new: Page | None, moved_from: Moves, moved_to: Moves
+    key: Key,
+    old: Page | None,
+    new: Page | None,
+    moved_from: Moves,
+    moved_to: Moves,
+    describe: bool = True,
 ) -> PackageChange | None:
     """The change of one package whose page content differs, or None if it is only byte noise.
 
@@ -146,6 +151,7 @@ def _package_change(
         lambda: (_values(old_entries), _values(new_entries)),
         lambda: {configuration_of(e) for e in new_entries.values()},
         changed,
+        describe,
     )
     old_set = {v for e in old_entries.values() for v in e["versions"]}
     new_set = {v for e in new_entries.values() for v in e["versions"]}
@@ -246,8 +252,13 @@ def _side(snapshot: Snapshot, coverage: Coverage) -> Side:
     )
 
 
-def diff_snapshots(old: Snapshot, new: Snapshot, filters: Filters | None = None) -> Report:
-    """Compare two snapshots (narrowed by the filters): every package, spec and stack changed."""
+def diff_snapshots(
+    old: Snapshot, new: Snapshot, filters: Filters | None = None, describe: bool = True
+) -> Report:
+    """Compare two snapshots (narrowed by the filters): every package, spec and stack changed.
+
+    describe=False leaves out the explanations' migrations and sentences (classes still count).
+    """
     filters = filters or Filters()
     old, new = apply_filters(old, filters), apply_filters(new, filters)
     unknown = old.skipped_keys | new.skipped_keys  # a page left out on either side
@@ -275,7 +286,9 @@ def diff_snapshots(old: Snapshot, new: Snapshot, filters: Filters | None = None)
     moved_to = {k: v for k, v in joined.items() if k in left}
     packages = []
     for key in differing:
-        change = _package_change(key, old_pages.get(key), new_pages.get(key), moved_from, moved_to)
+        change = _package_change(
+            key, old_pages.get(key), new_pages.get(key), moved_from, moved_to, describe
+        )
         if change is not None:
             packages.append(change)
     same = old_pages.keys() - set(differing)  # on both sides, content equal: counted once

@@ -188,12 +188,14 @@ def explain(
     values: Callable[[], tuple[Values, Values]],
     configurations: Callable[[], set[Configuration]],
     changed: list[SpecChange],
+    describe: bool = True,
 ) -> Explanation:
     """Classify every removed and added spec of one package into exactly one class.
 
     `values` gives, per platform and dimension (os, target, compiler), the values the package's
     specs have on each side, and `configurations` those of its new specs: both are computed only
-    when needed (for leftovers, and for pairs).
+    when needed (for leftovers, and for pairs). describe=False classifies without migrations
+    or sentences, which a history of many commits does not show.
     """
     by_config: dict[Configuration, tuple[list[Spec], list[Spec]]] = defaultdict(lambda: ([], []))
     for spec in removed:
@@ -208,15 +210,17 @@ def explain(
         pairs += found
         gone += left_removed
         came += left_added
-    migrations = _migrations(*values(), gone, came) if gone or came else []
-    lines: list[Sentence] = _pair_lines(pairs, configurations)
-    lines += [_migration_line(m) for m in migrations]
-    lines += [
-        line
-        for line in (_leftover_line("new", came), _leftover_line("dropped", gone))
-        if line is not None
-    ]
-    lines += _stack_lines(changed)
+    migrations = _migrations(*values(), gone, came) if describe and (gone or came) else []
+    lines: list[Sentence] = []
+    if describe:
+        lines += _pair_lines(pairs, configurations)
+        lines += [_migration_line(m) for m in migrations]
+        lines += [
+            line
+            for line in (_leftover_line("new", came), _leftover_line("dropped", gone))
+            if line is not None
+        ]
+        lines += _stack_lines(changed)
     return Explanation(
         tuple(sorted(pairs, key=lambda p: p.new)),
         tuple(sorted(s.hash for s in came)),

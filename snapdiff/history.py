@@ -69,7 +69,7 @@ def history(
     events: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)  # (tag, hash)
     owner: dict[tuple[str, str], str] = {}
     for before, after in load_history(start, end, options):
-        report = diff_snapshots(before, after, filters)
+        report = diff_snapshots(before, after, filters, describe=False)
         if not report.summary.total:
             continue  # site files, or stack order only: the catalogue did not change
         commit = _commit(after)

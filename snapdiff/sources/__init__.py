@@ -177,26 +177,24 @@ def load_history(
 ) -> Iterator[tuple[Snapshot, Snapshot]]:
     """(before, after) for each first-parent commit after `start` up to `end` that changed pages.
 
-    One cache serves the whole range, so each step reads only blobs no earlier step parsed in
-    the form it needs now; commits whose files are all unchanged are passed over.
+    One cache serves the whole range and parses in full, so each step reads and parses only the
+    blobs its commit changed; commits whose files are all unchanged are passed over.
     """
     options = options or Options()
     with _opened() as repos:
         side = _open(start, options, repos)
         if not isinstance(side, _GitSide):
             raise InputError(start, "a history needs git revisions", "run snapdiff log A..B")
-        cache = PageCache()
-        before = side
+        cache = PageCache()  # nothing shared: every page parsed in full, once
+        before, old_snapshot = side, side.load(cache)
         for commit in side.repo.first_parent_commits(start, end):
             after = _GitSide(side.repo, commit, Problems(options.keep_going))
             if after.files == before.files:
                 continue
-            cache.shared = before.digests() & after.digests()
-            new_snapshot = after.load(cache)
-            old_snapshot = before.load(cache)
+            new_snapshot = after.load(cache)  # parses only the blobs this commit changed
             cache.keep(after.digests())  # memory stays that of one revision, not of the range
             yield old_snapshot, new_snapshot
-            before = after
+            before, old_snapshot = after, new_snapshot
 
 
 def load_snapshot(arg: str, options: Options | None = None) -> Snapshot:
