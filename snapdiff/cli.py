@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import sys
 import tempfile
@@ -249,21 +250,20 @@ def _outputs(report: Report, args: argparse.Namespace) -> tuple[str, str | None]
     """The text to write, and the uncut report for --full-report (JSON if its name says so)."""
     from .render import MarkdownRenderer, render_json
 
-    renderer = None
-    if args.format == "markdown" or (args.full_report and not args.full_report.endswith(".json")):
-        renderer = MarkdownRenderer(report, args.template, args.template_dir, args.full_report)
+    @functools.cache
+    def markdown() -> MarkdownRenderer:  # built once, only when Markdown is wanted
+        return MarkdownRenderer(report, args.template, args.template_dir, args.full_report)
+
     if args.format == "json":
         text = render_json(report)
     else:
-        assert renderer is not None
         budget = _budget(args)
-        text = renderer.fitted(budget) if budget else renderer()
+        text = markdown().fitted(budget) if budget else markdown()()
     if not args.full_report:
         return text, None
     if args.full_report.endswith(".json"):
         return text, render_json(report)
-    assert renderer is not None
-    return text, renderer()
+    return text, markdown()()
 
 
 def _index_tag(args: argparse.Namespace) -> str:

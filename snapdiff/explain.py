@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -135,17 +134,10 @@ def _leftover_line(word: str, specs: list[Spec]) -> Sentence | None:
 
 
 def _record(spec: Spec) -> dict[str, Any]:
-    """A spec as plain data for deepdiff: lists for sets, unknown keys parsed back."""
-    return {
-        "versions": list(spec.versions),
-        "compiler": spec.compiler,
-        "os": spec.os,
-        "platform": spec.platform,
-        "target": spec.target,
-        "variants": list(spec.variants),
-        "size": spec.size,
-        **{key: json.loads(value) for key, value in spec.extra},
-    }
+    """A spec as plain data for deepdiff, without what is compared elsewhere."""
+    entry = spec.as_entry()
+    del entry["hash"], entry["stacks"]
+    return entry
 
 
 def describe_fields(before: Spec, after: Spec) -> tuple[Sentence, ...]:

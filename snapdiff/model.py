@@ -76,6 +76,21 @@ class Spec(NamedTuple):
             extra,
         )
 
+    def as_entry(self) -> dict[str, Any]:
+        """The spec as a `spec_details` entry (normalised): lists for sets, other keys parsed."""
+        return {
+            "hash": self.hash,
+            "versions": list(self.versions),
+            "compiler": self.compiler,
+            "os": self.os,
+            "platform": self.platform,
+            "target": self.target,
+            "variants": list(self.variants),
+            "stacks": list(self.stacks),
+            "size": self.size,
+            **{key: json.loads(value) for key, value in self.extra},
+        }
+
     def configuration(self) -> Configuration:
         """What pairs a removed spec with an added one: os, platform, target, compiler, variants."""
         return (self.os, self.platform, self.target, self.compiler, self.variants)

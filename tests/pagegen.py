@@ -78,3 +78,26 @@ def load_real(path: Path) -> tuple[str, str, dict[str, Any], list[dict[str, Any]
     tag = lines[3][len("categories: [package, ") : -1]
     fields = {line.split(": ", 1)[0]: line.split(": ", 1)[1] for line in lines[4:6]}
     return title, tag, json.loads(fields["meta"]), json.loads(fields["spec_details"])
+
+
+def outputs_under_seeds(
+    old: str, new: str, seeds: tuple[str, ...] = ("0", "7", "4242")
+) -> set[tuple[str, str]]:
+    """(format, output) of `python -m snapdiff old new` under several PYTHONHASHSEED values."""
+    import os
+    import subprocess
+    import sys
+
+    outputs = set()
+    for seed in seeds:
+        for fmt in ("json", "markdown"):
+            env = dict(os.environ, PYTHONHASHSEED=seed)
+            done = subprocess.run(
+                [sys.executable, "-m", "snapdiff", old, new, "-f", fmt],
+                capture_output=True,
+                text=True,
+                env=env,
+                check=True,
+            )
+            outputs.add((fmt, done.stdout))
+    return outputs

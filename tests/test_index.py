@@ -94,18 +94,8 @@ def test_an_index_against_catalogue_pages_of_the_same_cache(
 ) -> None:
     """Pages written from the index's own records: nothing differs."""
     pages: dict[str, list[dict[str, Any]]] = {}
-    for digest, (name, spec) in specs(V8, stack_name="e4s").items():
-        entry = {
-            "hash": digest,
-            "versions": list(spec.versions),
-            "compiler": spec.compiler,
-            "os": spec.os,
-            "platform": spec.platform,
-            "target": spec.target,
-            "variants": list(spec.variants),
-            "stacks": list(spec.stacks),
-            "size": "-",
-        }
+    for name, spec in specs(V8, stack_name="e4s").values():
+        entry = spec.as_entry()
         pages.setdefault(name, []).append(entry)
     for name, entries in pages.items():
         path = tmp_path / "pages" / "_cache" / "develop" / name / "specs.md"
