@@ -134,7 +134,7 @@ BAD_PAGES = {
     "bad json": (
         '---\ntitle: "x"\nlayout: cache\ncategories: [package, develop]\nmeta: {}\n'
         'spec_details: [{"hash": }]\n---',
-        ":6: spec_details is not valid JSON (unexpected character at column 25)",
+        ":6: spec_details is not valid JSON (unexpected character",
     ),
     "not a list": (
         page_text("x", "develop", []).replace("spec_details: []", "spec_details: 3"),
@@ -234,3 +234,12 @@ def test_same_hash_under_two_tags_is_fine(tmp_path: Path) -> None:
     write_page(tmp_path, "zlib", [spec("a1")], tag="develop")
     write_page(tmp_path, "zlib", [spec("a1")], tag="v0.22.0")
     assert load_snapshot(str(tmp_path)).tags == ("develop", "v0.22.0")
+
+
+def test_invalid_json_names_line_and_column() -> None:
+    text = BAD_PAGES["bad json"][0]
+    with pytest.raises(InputError) as caught:
+        parse_page(text.encode(), "p.md", "d")
+    assert caught.value.where == "p.md:6"
+    assert caught.value.what.startswith("spec_details is not valid JSON (")
+    assert caught.value.what.endswith(" at column 25)")  # the character after '"hash": '
