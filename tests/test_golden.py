@@ -62,3 +62,17 @@ def test_golden(
             "actual",
         )
         pytest.fail("output differs from the golden file:\n" + "".join(diff), pytrace=False)
+
+
+@pytest.mark.parametrize("case", CASE_NAMES)
+def test_the_fast_path_reports_what_a_full_parse_reports(case: str) -> None:
+    """Counting shared pages from their meta line must not change a byte of any golden case."""
+    from snapdiff.diff import diff_snapshots
+    from snapdiff.render import render_json, render_markdown
+    from snapdiff.sources import Options, load_snapshots
+
+    old, new = str(CASES / case / "old"), str(CASES / case / "new")
+    fast = diff_snapshots(*load_snapshots(old, new))
+    full = diff_snapshots(*load_snapshots(old, new, Options(full=True)))
+    assert render_json(fast) == render_json(full)
+    assert render_markdown(fast) == render_markdown(full)
