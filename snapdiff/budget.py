@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable, Mapping
 from typing import Any
+
+import orjson
 
 __all__ = ["PRESETS", "digest", "fit", "marker", "size"]
 
@@ -46,8 +47,7 @@ def digest(report: Mapping[str, Any]) -> str:
             content[side] = {
                 k: v for k, v in report[side].items() if k not in ("source", "commit", "date")
             }
-    canonical = json.dumps(content, sort_keys=True, ensure_ascii=False).encode("utf-8")
-    return hashlib.sha256(canonical).hexdigest()[:32]
+    return hashlib.sha256(orjson.dumps(content, option=orjson.OPT_SORT_KEYS)).hexdigest()[:32]
 
 
 def marker(report: Mapping[str, Any]) -> str:
