@@ -23,6 +23,7 @@ from .model import (
     SpecChange,
     StackChange,
     Summary,
+    compiler_of,
     configuration_of,
 )
 from .versions import bump_kind, sort_versions, version_key
@@ -104,7 +105,7 @@ def _values(entries: Mapping[str, Entry]) -> dict[tuple[str, str], set[str]]:
         platform = e.get("platform", "")
         values[(platform, "os")].add(e.get("os", ""))
         values[(platform, "target")].add(e.get("target", ""))
-        values[(platform, "compiler")].add(e.get("compiler", "").replace("@=", "@"))
+        values[(platform, "compiler")].add(compiler_of(e))
     return values
 
 

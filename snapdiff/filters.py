@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from fnmatch import fnmatchcase
 
-from .model import Entry, Filters, Page, Snapshot
+from .model import Entry, Filters, Page, Snapshot, compiler_of
 
 __all__ = ["apply_filters"]
 
@@ -20,7 +20,7 @@ def _keeps(entry: Entry, filters: Filters) -> bool:
         (not filters.stack or any(_matches(s, filters.stack) for s in entry["stacks"]))
         and _matches(entry.get("os", ""), filters.os)
         and _matches(entry.get("target", ""), filters.target)
-        and _matches(entry.get("compiler", "").replace("@=", "@"), filters.compiler)
+        and _matches(compiler_of(entry), filters.compiler)
     )
 
 

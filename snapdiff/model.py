@@ -66,7 +66,7 @@ class Spec(NamedTuple):
         return cls(
             entry["hash"],
             tuple(sorted(set(entry["versions"]))),
-            entry.get("compiler", "").replace("@=", "@"),
+            compiler_of(entry),
             entry.get("os", ""),
             entry.get("platform", ""),
             entry.get("target", ""),
@@ -96,13 +96,18 @@ class Spec(NamedTuple):
         return (self.os, self.platform, self.target, self.compiler, self.variants)
 
 
+def compiler_of(entry: Mapping[str, Any]) -> str:
+    """An entry's compiler, normalised: `gcc@=11.4.0` (older pages) is `gcc@11.4.0`."""
+    return str(entry.get("compiler", "")).replace("@=", "@")
+
+
 def configuration_of(entry: Mapping[str, Any]) -> Configuration:
     """What Spec.from_entry(entry).configuration() gives, without building the whole Spec."""
     return (
         entry.get("os", ""),
         entry.get("platform", ""),
         entry.get("target", ""),
-        entry.get("compiler", "").replace("@=", "@"),
+        compiler_of(entry),
         tuple(sorted(set(entry.get("variants", ())))),
     )
 

@@ -24,6 +24,7 @@ from .context import (
 from .errors import TemplateError
 from .history import History
 from .model import (
+    Bump,
     Configuration,
     Migration,
     PackageChange,
@@ -123,7 +124,7 @@ def _package(change: PackageChange) -> dict[str, Any]:
         "versions_new": list(change.versions_new),
         "versions_added": list(change.versions_added),
         "versions_removed": list(change.versions_removed),
-        "bump": bump and {"from": bump.old, "to": bump.new, "kind": bump.kind, "size": bump.size},
+        "bump": bump and _bump(bump),
         "specs_added": list(change.specs_added),
         "specs_removed": list(change.specs_removed),
         "specs_changed": [_spec_change(c) for c in change.specs_changed],
@@ -136,6 +137,15 @@ def _package(change: PackageChange) -> dict[str, Any]:
         "migrations": [_migration(m) for m in why.migrations],
         "explanation": [line.plain() for line in why.lines],
     }
+
+
+def _bump(bump: Bump) -> dict[str, Any]:
+    return {"from": bump.old, "to": bump.new, "kind": bump.kind, "size": bump.size}
+
+
+def _summary(report: Report) -> dict[str, Any]:
+    summary = report.summary
+    return {name: getattr(summary, name) for name in summary.__dataclass_fields__}
 
 
 def _stack(change: StackChange) -> dict[str, Any]:
@@ -152,12 +162,11 @@ def _stack(change: StackChange) -> dict[str, Any]:
 
 def report_to_dict(report: Report) -> dict[str, Any]:
     """The JSON report of SPEC section 4 (plus a few documented extra keys)."""
-    summary = report.summary
     return {
         "schema_version": report.schema_version,
         "old": _side(report.old),
         "new": _side(report.new),
-        "summary": {name: getattr(summary, name) for name in summary.__dataclass_fields__},
+        "summary": _summary(report),
         "packages": [_package(p) for p in report.packages],
         "stacks": [_stack(s) for s in report.stacks],
         "warnings": list(report.warnings),
@@ -292,21 +301,16 @@ def history_to_dict(history: History) -> dict[str, Any]:
     """The JSON of `snapdiff log`: steps newest first, then the range summarised."""
     steps = []
     for step in history.steps:
-        data = report_to_dict(step.report)
+        report = step.report
+        bumps = [p for p in report.packages if p.bump]
+        bumps.sort(key=lambda p: p.bump is not None and p.bump.kind != "downgrade")
         steps.append(
             {
                 "commit": step.commit,
                 "date": step.date,
-                "summary": data["summary"],
-                "bumps": sorted(  # stable: downgrades first
-                    (
-                        {"tag": p["tag"], "name": p["name"], **p["bump"]}
-                        for p in data["packages"]
-                        if p["bump"]
-                    ),
-                    key=lambda bump: bump["kind"] != "downgrade",
-                ),
-                "stacks": data["stacks"],
+                "summary": _summary(report),
+                "bumps": [{"tag": p.tag, "name": p.name, **_bump(p.bump)} for p in bumps if p.bump],
+                "stacks": [_stack(s) for s in report.stacks],
             }
         )
     return {

@@ -58,6 +58,13 @@ def reorder_stacks(root: Path) -> None:
         write_page(root, title, [dict(d, stacks=d["stacks"][::-1]) for d in details], tag=tag)
 
 
+def new_repo(path: Path) -> Path:
+    """An empty repository at path."""
+    path.mkdir()
+    git(path, "init", "-q")
+    return path
+
+
 def commit(repo: Path, message: str, day: int) -> str:
     git(repo, "add", "-A")
     git(
@@ -270,9 +277,7 @@ def test_unchanged_pages_with_inconsistent_meta_are_counted_from_spec_details(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """meta's spec count is checked against the page's hashes; a mismatch is parsed instead."""
-    repo = tmp_path / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q")
+    repo = new_repo(tmp_path / "repo")
     page = write_page(repo, "zlib", [spec("a1"), spec("a2")])
     page.write_text(page.read_text().replace('"num_specs": 2', '"num_specs": 5'))
     write_page(repo, "cmake", [spec("c1")])
@@ -352,9 +357,7 @@ def test_pages_in_a_flat_folder_committed_to_git(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Outside `_cache`, a file is a page by its front matter, in git as on disk."""
-    repo = tmp_path / "flat"
-    repo.mkdir()
-    git(repo, "init", "-q")
+    repo = new_repo(tmp_path / "flat")
     for page in HISTORY:
         shutil.copyfile(page, repo / f"{page.parent.name}.md")
     (repo / "notes.md").write_text("---\nlayout: post\n---\n")
