@@ -6,6 +6,7 @@ import dataclasses
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 
+from .entries import Entries
 from .explain import describe_fields, explain
 from .filters import apply_filters
 from .model import (
@@ -23,8 +24,6 @@ from .model import (
     SpecChange,
     StackChange,
     Summary,
-    compiler_of,
-    configuration_of,
 )
 from .versions import bump_kind, sort_versions, version_key
 
@@ -41,10 +40,13 @@ def _relabel(pages: Mapping[Key, Page], tag: str) -> dict[Key, Page]:
     return {(tag, name): page for (_, name), page in pages.items()}
 
 
-def _entries(page: Page | None) -> Mapping[str, Entry]:
+_NO_ENTRIES = Entries.from_read({}, "")
+
+
+def _entries(page: Page | None) -> Entries:
     """The entries of a page whose content differs between the sides (loaders keep those)."""
     if page is None:
-        return {}
+        return _NO_ENTRIES
     if page.entries is None:
         raise AssertionError(f"{page.source}: content differs but only its counts were read")
     return page.entries
@@ -55,7 +57,7 @@ def _leftovers(one: Mapping[Key, Page], other: Mapping[Key, Page], keys: Iterabl
     found: Moves = {}
     for key in keys:
         entries, others = _entries(one.get(key)), _entries(other.get(key))
-        for digest in entries.keys() - others.keys():
+        for digest in entries.hashes() - others.hashes():
             found[(key[0], digest)] = (key[1], entries[digest])
     return found
 
@@ -98,14 +100,13 @@ def _bump(old_versions: list[str], new_versions: list[str]) -> Bump | None:
     return Bump(old, new, kind, bump_kind(old, new))
 
 
-def _values(entries: Mapping[str, Entry]) -> dict[tuple[str, str], set[str]]:
+def _values(entries: Entries) -> dict[tuple[str, str], set[str]]:
     """Per platform, the os, target and compiler values a package's specs have (normalised)."""
     values: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for e in entries.values():
-        platform = e.get("platform", "")
-        values[(platform, "os")].add(e.get("os", ""))
-        values[(platform, "target")].add(e.get("target", ""))
-        values[(platform, "compiler")].add(compiler_of(e))
+    for os, platform, target, compiler, _ in entries.configurations():
+        values[(platform, "os")].add(os)
+        values[(platform, "target")].add(target)
+        values[(platform, "compiler")].add(compiler)
     return values
 
 
@@ -125,23 +126,24 @@ def _package_change(
     tag, name = key
     old_entries, new_entries = _entries(old), _entries(new)
     added, changed = [], []
-    for digest, entry in new_entries.items():
-        before = old_entries.get(digest)
-        if before is None:
+    for digest in new_entries.differing(old_entries):  # entries equal as read are equal
+        if digest not in old_entries:
             came = moved_from.get((tag, digest))
             if came is None:
                 added.append(digest)
-            elif (change := _spec_change(came[0], came[1], name, entry)) is not None:
+            elif (change := _spec_change(*came, name, new_entries[digest])) is not None:
                 changed.append(change)
-        elif before != entry and (change := _spec_change(name, before, name, entry)) is not None:
-            changed.append(change)
+        else:
+            change = _spec_change(name, old_entries[digest], name, new_entries[digest])
+            if change is not None:
+                changed.append(change)
     removed = []
-    for digest, entry in old_entries.items():
+    for digest in old_entries.differing(new_entries):
         if digest not in new_entries:
             went = moved_to.get((tag, digest))
             if went is None:
                 removed.append(digest)
-            elif (change := _spec_change(name, entry, went[0], went[1])) is not None:
+            elif (change := _spec_change(name, old_entries[digest], *went)) is not None:
                 changed.append(change)
     changed.sort(key=lambda c: c.hash)
     if old is not None and new is not None and not (added or removed or changed):
@@ -150,15 +152,13 @@ def _package_change(
         [Spec.from_entry(old_entries[h]) for h in removed],
         [Spec.from_entry(new_entries[h]) for h in added],
         lambda: (_values(old_entries), _values(new_entries)),
-        lambda: {configuration_of(e) for e in new_entries.values()},
+        new_entries.configurations,
         changed,
         describe,
     )
-    old_set = {v for e in old_entries.values() for v in e["versions"]}
-    new_set = {v for e in new_entries.values() for v in e["versions"]}
+    old_set, new_set = old_entries.versions, new_entries.versions
     versions_old, versions_new = sort_versions(old_set), sort_versions(new_set)
-    stacks_old = {s for e in old_entries.values() for s in e["stacks"]}
-    stacks_new = {s for e in new_entries.values() for s in e["stacks"]}
+    stacks_old, stacks_new = old_entries.stacks, new_entries.stacks
     return PackageChange(
         tag=tag,
         name=name,

@@ -16,6 +16,8 @@ _DIMENSIONS = ("os", "target", "compiler")
 
 def _version(spec: Spec) -> str:
     """The version a spec is known by: its highest, when it lists several."""
+    if len(spec.versions) == 1:
+        return spec.versions[0]
     return sort_versions(spec.versions)[-1] if spec.versions else ""
 
 

@@ -28,18 +28,15 @@ def _narrow(page: Page, filters: Filters) -> Page | None:
     """The page with only the specs that pass, or None when none does."""
     if page.entries is None:
         raise AssertionError(f"{page.source}: per-spec filters need every page read in full")
-    entries = {h: e for h, e in page.entries.items() if _keeps(e, filters)}
-    if not entries:
+    kept = [digest for digest, entry in page.entries.items() if _keeps(entry, filters)]
+    if not kept:
         return None
-    if len(entries) == len(page.entries):
+    if len(kept) == len(page.entries):
         return page
-    counts: dict[str, int] = {}
-    for entry in entries.values():
-        for stack in set(entry["stacks"]):
-            counts[stack] = counts.get(stack, 0) + 1
+    entries = page.entries.subset(kept)
     # the digest stays: equal original content still means equal narrowed content
     return dataclasses.replace(
-        page, entries=entries, spec_count=len(entries), stack_counts=tuple(sorted(counts.items()))
+        page, entries=entries, spec_count=len(entries), stack_counts=entries.counts
     )
 
 

@@ -5,7 +5,10 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from .entries import Entries
 
 __all__ = [
     "Bump",
@@ -96,9 +99,14 @@ class Spec(NamedTuple):
         return (self.os, self.platform, self.target, self.compiler, self.variants)
 
 
+def normal_compiler(compiler: str) -> str:
+    """A compiler spelled `gcc@=11.4.0` (older pages) is `gcc@11.4.0`."""
+    return compiler.replace("@=", "@")
+
+
 def compiler_of(entry: Mapping[str, Any]) -> str:
-    """An entry's compiler, normalised: `gcc@=11.4.0` (older pages) is `gcc@11.4.0`."""
-    return str(entry.get("compiler", "")).replace("@=", "@")
+    """An entry's compiler, normalised."""
+    return normal_compiler(str(entry.get("compiler", "")))
 
 
 def configuration_of(entry: Mapping[str, Any]) -> Configuration:
@@ -130,9 +138,21 @@ class Page:
     name: str
     source: str  # where it was read from, for messages
     digest: str  # git blob id of the raw content: equal digest, equal page
-    entries: Mapping[str, Entry] | None  # by hash, sorted; None when only the counts were read
+    entries: Entries | None  # by hash, sorted; None when only the counts were read
     spec_count: int
     stack_counts: tuple[tuple[str, int], ...]  # (stack, specs in it), sorted by stack
+
+    def at(self, source: str) -> Page:
+        """The same page read from another place (a direct copy: `replace` costs 5 µs more)."""
+        return Page(
+            self.tag,
+            self.name,
+            source,
+            self.digest,
+            self.entries,
+            self.spec_count,
+            self.stack_counts,
+        )
 
 
 @dataclass(frozen=True, slots=True)

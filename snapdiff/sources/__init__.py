@@ -15,13 +15,15 @@ from .directory import read_directory
 from .git import GitRepo
 from .index import find_indexes, is_index_file, load_indexes
 from .pages import ParsedPage, is_candidate, is_catalogue_path, is_page
-from .snapshot import PageBytes, PageCache, Problems, build_snapshot
+from .snapshot import PageBytes, PageCache, Problems, build_snapshot, check_changed
 
 __all__ = ["Options", "load_history", "load_snapshot", "load_snapshots"]
 
 
 class _Side(Protocol):
     """One input: which contents it holds (cheaply), then its snapshot."""
+
+    problems: Problems
 
     def digests(self) -> set[str]: ...
 
@@ -82,6 +84,7 @@ class _IndexSide:
     """Spack build-cache indexes: one file, or a folder of `<stack>/build_cache/index.json`."""
 
     def __init__(self, source: str, paths: list[str], options: Options) -> None:
+        self.problems = Problems(options.keep_going)
         single = len(paths) == 1 and source == paths[0]
         self.snapshot = load_indexes(
             source,
@@ -169,7 +172,8 @@ def load_snapshots(old: str, new: str, options: Options | None = None) -> tuple[
         shared = set() if options.full else sides[0].digests() & sides[1].digests()
         cache = PageCache(shared)
         new_snapshot = sides[1].load(cache)
-        return sides[0].load(cache), new_snapshot
+        old_snapshot = check_changed(sides[0].load(cache), new_snapshot, sides[0].problems)
+        return old_snapshot, check_changed(new_snapshot, old_snapshot, sides[1].problems)
 
 
 def load_history(
@@ -193,11 +197,17 @@ def load_history(
                 continue
             new_snapshot = after.load(cache)  # parses only the blobs this commit changed
             cache.keep(after.digests())  # memory stays that of one revision, not of the range
+            old_snapshot = check_changed(old_snapshot, new_snapshot, before.problems)
+            new_snapshot = check_changed(new_snapshot, old_snapshot, after.problems)
             yield old_snapshot, new_snapshot
             before, old_snapshot = after, new_snapshot
 
 
 def load_snapshot(arg: str, options: Options | None = None) -> Snapshot:
-    """Load one snapshot: a directory of catalogue pages, a git revision, or an index."""
+    """Load one snapshot: a directory of catalogue pages, a git revision, or an index.
+
+    Every entry is read and checked (a diff reads only those that differ between its sides).
+    """
     with _opened() as repos:
-        return _open(arg, options or Options(), repos).load(PageCache())
+        side = _open(arg, options or Options(), repos)
+        return check_changed(side.load(PageCache()), Snapshot(arg, {}), side.problems)

@@ -8,7 +8,6 @@ through GitPython's object database). The work tree, index, stash and refs are n
 
 from __future__ import annotations
 
-import queue
 import subprocess
 import threading
 from collections.abc import Iterable, Iterator
@@ -46,16 +45,18 @@ def _send(stdin: IO[bytes], wanted: list[str]) -> None:
         pass  # the process was stopped: the reader reports what is missing
 
 
-def _drain(stdout: IO[bytes], wanted: list[str], answers: Any) -> None:
-    """Read one answer per request into the queue; None for an object git does not have."""
-    for sha in wanted:
-        header = stdout.readline().split()
-        if len(header) != 3:
-            answers.put((sha, None))
-            return
-        data = stdout.read(int(header[2]))
-        stdout.read(1)
-        answers.put((sha, data))
+def _widen(pipe: IO[bytes]) -> None:
+    """Give git a 1 MiB pipe to write blobs into (Linux; 64 KiB otherwise).
+
+    While the caller parses a page, git goes on inflating the next ones into the pipe: with
+    1 MiB, a few hundred pages ahead instead of a few.
+    """
+    try:
+        import fcntl
+
+        fcntl.fcntl(pipe.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), 2**20)
+    except (ImportError, OSError):
+        pass
 
 
 class GitRepo:
@@ -143,25 +144,29 @@ class GitRepo:
     def read_blobs(self, ids: Iterable[str], where: str) -> Iterator[tuple[str, bytes]]:
         """(id, content) of each blob, in order, through one pipelined `git cat-file --batch`.
 
-        One thread writes the requests and another drains the answers into memory, so git keeps
-        inflating blobs on the other core while the caller parses the ones already read.
+        A thread writes the requests while the caller reads the answers, so git inflates blobs
+        on the other core while the caller parses the ones already read. (Measured at develop
+        size: a second thread draining the answers into a queue cost more in lock hand-offs
+        than it saved.)
         """
         wanted = list(ids)
         if not wanted:
             return
         if self._batch is None:
             self._batch = self._git.cat_file("--batch", as_process=True, istream=subprocess.PIPE)
+            _widen(self._batch.proc.stdout)
         proc = self._batch.proc
-        answers: queue.SimpleQueue[tuple[str, bytes | None]] = queue.SimpleQueue()
         threading.Thread(target=_send, args=(proc.stdin, wanted), daemon=True).start()
-        threading.Thread(target=_drain, args=(proc.stdout, wanted, answers), daemon=True).start()
+        stdout = proc.stdout
         done = False
         try:
-            for _ in wanted:
-                sha, data = answers.get()
-                if data is None:
+            for sha in wanted:
+                header = stdout.readline().split()
+                if len(header) != 3:
                     what = f"object {sha} is missing from the repository"
                     raise InputError(where, what, _MISSING_FIX)
+                data = stdout.read(int(header[2]))
+                stdout.read(1)
                 yield sha, data
             done = True
         finally:

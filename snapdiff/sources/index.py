@@ -14,9 +14,10 @@ from typing import Any
 
 import orjson
 
+from ..entries import Entries
 from ..errors import InputError
 from ..model import Page, Snapshot
-from .pages import blob_digest, stack_counts
+from .pages import blob_digest
 
 __all__ = ["find_indexes", "is_index_file", "load_indexes"]
 
@@ -143,9 +144,9 @@ def load_indexes(
     for name in sorted(by_package):
         entries = by_package[name]
         content = orjson.dumps([tag, name, entries], option=orjson.OPT_SORT_KEYS)
-        counts = stack_counts(e["stacks"] for e in entries.values())
+        read = Entries.from_read(entries, f"{source}: {name}")
         pages[(tag, name)] = Page(
-            tag, name, f"{source}: {name}", blob_digest(content), entries, len(entries), counts
+            tag, name, read.source, blob_digest(content), read, len(read), read.counts
         )
     if not pages:
         raise InputError(source, "no build-cache records (in_buildcache: true) found", _FIX)

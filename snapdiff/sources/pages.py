@@ -9,14 +9,12 @@ form goes through PyYAML's safe loader, which never constructs an object.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import re
-from collections import Counter
-from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 import orjson
 
+from ..entries import FIX, Entries, check_entries, json_value
 from ..errors import InputError
 from ..model import Page
 
@@ -30,18 +28,19 @@ __all__ = [
     "is_catalogue_path",
     "is_page",
     "parse_page",
-    "stack_counts",
 ]
 
-_FIX = "regenerate the page or remove it from the snapshot"
 MAX_PAGE_BYTES = 32 * 2**20  # the largest real pages are a few MiB
 _JSON_KEYS = (b"meta", b"spec_details")
-_LIST_KEYS = ("stacks", "versions", "variants")
-_LIST: list[str] = []
 # Plain YAML scalars and flow lists that mean the same as strings; anything else goes to YAML.
 _PLAIN = re.compile(r"[\w.:/@+=-][\w .:/@+=-]*")
 _PLAIN_LIST = re.compile(r"\[[\w .:/@+=-]*(,[\w .:/@+=-]*)*\]")
 _KEY = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+# The generator's front matter up to the `spec_details` value, exactly as it writes it.
+_GENERATOR_HEAD = re.compile(
+    rb'---\ntitle: "([^"\\\n]+)"\nlayout: cache\ncategories: \[package, ([\w.:/@+=-]+)\]\n'
+    rb"meta: ([^\n]*)\nspec_details: "
+)
 
 
 def blob_digest(data: bytes) -> str:
@@ -76,12 +75,12 @@ def _front_matter(data: bytes, source: str) -> list[bytes]:
     """The front-matter lines between the `---` fences (the first is line 2 of the file)."""
     start = data.find(b"\n") + 1
     if not start or data[:start].rstrip(b"\r\n") != b"---":
-        raise InputError(source, "no front matter: the first line is not '---'", _FIX)
+        raise InputError(source, "no front matter: the first line is not '---'", FIX)
     end = start - 1  # the newline before each candidate fence
     while True:
         end = data.find(b"\n---", end)
         if end < 0:
-            raise InputError(source, "unterminated front matter: no closing '---' line", _FIX)
+            raise InputError(source, "unterminated front matter: no closing '---' line", FIX)
         if data[end + 4 : end + 6] in (b"", b"\n", b"\r", b"\r\n"):
             break
         end += 1
@@ -94,16 +93,7 @@ def _text(value: bytes, source: str, line: int, column: int = 1) -> str:
         return value.decode("utf-8")
     except UnicodeDecodeError as exc:
         what = f"not UTF-8 text (bad byte at column {exc.start + column})"
-        raise InputError(f"{source}:{line}", what, _FIX) from exc
-
-
-def _json(key: bytes, value: bytes, source: str, line: int) -> Any:
-    """A one-line JSON value; an error names the line and the column in it."""
-    try:
-        return orjson.loads(value)
-    except orjson.JSONDecodeError as exc:
-        what = f"{key.decode()} is not valid JSON ({exc.msg} at column {exc.colno + len(key) + 2})"
-        raise InputError(f"{source}:{line}", what, _FIX) from None
+        raise InputError(f"{source}:{line}", what, FIX) from exc
 
 
 def _fast_fields(lines: list[bytes], source: str, skip: bytes = b"") -> dict[str, Any] | None:
@@ -120,7 +110,7 @@ def _fast_fields(lines: list[bytes], source: str, skip: bytes = b"") -> dict[str
         if key == skip:
             continue
         if key in _JSON_KEYS or value.startswith(b'"'):
-            fields[key.decode()] = _json(key, value, source, number)
+            fields[key.decode()] = json_value(key.decode(), value, f"{source}:{number}")
             continue
         text = _text(value, source, number, len(key) + 3)
         if _PLAIN_LIST.fullmatch(text):
@@ -143,11 +133,11 @@ def _yaml_fields(lines: list[bytes], source: str) -> dict[str, Any]:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
         where = f"{source}:{mark.line + 2}" if mark is not None else source
-        raise InputError(where, f"front matter is not valid YAML: {exc.problem}", _FIX) from exc
+        raise InputError(where, f"front matter is not valid YAML: {exc.problem}", FIX) from exc
     except yaml.YAMLError as exc:
-        raise InputError(source, f"front matter is not valid YAML: {exc}", _FIX) from exc
+        raise InputError(source, f"front matter is not valid YAML: {exc}", FIX) from exc
     if not isinstance(fields, dict):
-        raise InputError(source, "front matter is not a mapping of keys", _FIX)
+        raise InputError(source, "front matter is not a mapping of keys", FIX)
     return fields
 
 
@@ -162,49 +152,14 @@ def _identity(fields: dict[str, Any], source: str) -> tuple[str, str]:
     """(tag, name) of a page: `categories[1]` and `title`."""
     name = fields.get("title")
     if not isinstance(name, str) or not name:
-        raise InputError(source, "front matter has no 'title' string", _FIX)
+        raise InputError(source, "front matter has no 'title' string", FIX)
     categories = fields.get("categories")
     if not isinstance(categories, list) or len(categories) < 2 or not categories[1]:
-        raise InputError(source, "front matter has no tag in 'categories: [package, TAG]'", _FIX)
+        raise InputError(source, "front matter has no tag in 'categories: [package, TAG]'", FIX)
     return str(categories[1]), name
 
 
-def _check_entries(details: Any, source: str) -> dict[str, dict[str, Any]]:
-    """The `spec_details` entries by hash, after checking every type a reader relies on."""
-    if not isinstance(details, list):
-        raise InputError(source, "'spec_details' is missing or not a list", _FIX)
-    entries: dict[str, dict[str, Any]] = {}
-    for index, entry in enumerate(details):
-        if type(entry) is not dict:
-            raise InputError(source, f"spec_details[{index}] is not a mapping", _FIX)
-        digest = entry.get("hash")
-        if type(digest) is not str or not digest:
-            raise InputError(source, f"spec_details[{index}] has no string 'hash'", _FIX)
-        if type(entry.get("stacks")) is not list or type(entry.get("versions")) is not list:
-            raise InputError(source, f"spec {digest} has no 'stacks' or 'versions' list", _FIX)
-        get = entry.get
-        if not (
-            type(get("variants", _LIST)) is list
-            and type(get("compiler", "")) is str
-            and type(get("os", "")) is str
-            and type(get("platform", "")) is str
-            and type(get("target", "")) is str
-        ):
-            raise InputError(source, f"spec {digest} has a field of the wrong type", _FIX)
-        if entries.setdefault(digest, entry) is not entry:
-            raise InputError(source, f"hash {digest} appears twice", _FIX)
-    kinds = {type(item) for e in entries.values() for k in _LIST_KEYS for item in e.get(k, ())}
-    if not kinds <= {str}:
-        raise InputError(source, "stacks, versions and variants must list strings", _FIX)
-    return entries
-
-
-def stack_counts(stack_lists: Iterable[Iterable[str]]) -> tuple[tuple[str, int], ...]:
-    """How many specs each stack holds, sorted by stack; a stack listed twice counts once."""
-    return tuple(sorted(Counter(itertools.chain.from_iterable(map(set, stack_lists))).items()))
-
-
-def _meta_warnings(meta: Any, page: Page, versions: set[str]) -> list[str]:
+def _meta_warnings(meta: Any, page: Page, versions: frozenset[str]) -> list[str]:
     """Where the derived `meta` disagrees with `spec_details` (which is trusted), say so."""
     if not isinstance(meta, dict):
         return []
@@ -243,25 +198,56 @@ def _details(fields: dict[str, Any], source: str) -> Any:
     return fields.get("spec_details")
 
 
+def _entries(data: bytes, source: str) -> tuple[dict[str, Any], Entries]:
+    """The front-matter fields and the entries; `spec_details` split, not parsed, when it can be."""
+    found = _head(data, source)
+    if found is not None:
+        start, end = found[1]
+        entries = Entries.from_line(data[start:end].rstrip(b"\r"), source)
+        if entries is not None:
+            return found[0], entries
+    fields = read_fields(data, source)
+    return fields, Entries.from_read(check_entries(_details(fields, source), source), source)
+
+
 def parse_page(data: bytes, source: str, digest: str, full: bool = True) -> ParsedPage:
     """Parse one page's bytes; full=False keeps only its counts (for content both sides hold)."""
     check_size(len(data), source)
-    fields = read_fields(data, source)
+    fields, entries = _entries(data, source)
     tag, name = _identity(fields, source)
-    entries = _check_entries(_details(fields, source), source)
-    counts = stack_counts(entry["stacks"] for entry in entries.values())
-    kept = dict(sorted(entries.items())) if full else None
-    page = Page(tag, name, source, digest, kept, len(entries), counts)
-    versions = {v for entry in entries.values() for v in entry["versions"]}
-    warnings = _meta_warnings(fields.get("meta"), page, versions)
+    kept = entries if full else None
+    page = Page(tag, name, source, digest, kept, len(entries), entries.counts)
+    warnings = _meta_warnings(fields.get("meta"), page, entries.versions)
     return ParsedPage(page, tuple(entries), warnings)
 
 
-def _lines_but_details(data: bytes) -> tuple[list[bytes], tuple[int, int]] | None:
-    """Front-matter lines other than `spec_details`, and where its value lies; None if unusual.
+def _head(data: bytes, source: str) -> tuple[dict[str, Any], tuple[int, int]] | None:
+    """The front-matter fields but `spec_details`, and where its value lies; None if unusual.
 
     The `spec_details` line holds nearly all of a page's bytes, so it is located, not copied.
+    The generator's exact head is matched at once; other layouts are read line by line.
     """
+    found = _GENERATOR_HEAD.match(data)
+    if found is not None:
+        start = found.end()
+        end = data.find(b"\n", start)
+        if end > 0 and data[end : end + 5] in (b"\n---", b"\n---\n"):
+            try:
+                tag, meta = found[2].decode(), orjson.loads(found[3])
+                title = found[1].decode()
+            except (UnicodeDecodeError, orjson.JSONDecodeError):
+                pass  # read line by line, for an error that names the line
+            else:
+                categories = ["package", tag]
+                fields = {"title": title, "layout": "cache", "categories": categories, "meta": meta}
+                return fields, (start, end)
+    lines = _lines_but_details(data)
+    read = _fast_fields(lines[0], source) if lines is not None else None
+    return None if read is None or lines is None else (read, lines[1])
+
+
+def _lines_but_details(data: bytes) -> tuple[list[bytes], tuple[int, int]] | None:
+    """Front-matter lines other than `spec_details`, and where its value lies; None if unusual."""
     pos = data.find(b"\n") + 1
     if not pos or data[:pos].rstrip(b"\r\n") != b"---":
         return None
@@ -290,15 +276,13 @@ def counts_from_meta(data: bytes, source: str, digest: str) -> ParsedPage:
     disagreement between meta and spec_details is warned about).
     """
     check_size(len(data), source)
-    found = _lines_but_details(data)
-    fields = None
-    if found is not None:
-        try:
-            fields = _fast_fields(found[0], source)
-        except InputError:
-            fields = None
-    meta = fields.get("meta") if fields else None
-    if fields is None or found is None or not isinstance(meta, dict):
+    try:
+        found = _head(data, source)
+    except InputError:
+        found = None
+    fields = found[0] if found is not None else {}
+    meta = fields.get("meta")
+    if found is None or not isinstance(meta, dict):
         return parse_page(data, source, digest, full=False)
     count, by_stack = meta.get("num_specs"), meta.get("num_specs_by_stack")
     if (

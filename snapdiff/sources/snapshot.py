@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterable, Set
+from collections.abc import Iterable, Mapping, Set
 from typing import NamedTuple
 
 from ..errors import InputError
 from ..model import Page, Snapshot
 from .pages import ParsedPage, counts_from_meta, parse_page
 
-__all__ = ["PageBytes", "PageCache", "Problems", "build_snapshot"]
+__all__ = ["PageBytes", "PageCache", "Problems", "build_snapshot", "check_changed"]
 
 _CATALOGUE_PATH = re.compile(r"(?:^|[/:])_cache/([^/]+)/([^/]+)/specs\.md(?::\d+)?$")
 
@@ -66,7 +66,7 @@ class PageCache:
         """A page parsed before, named by this source."""
         hit = self._pages[digest]
         if hit.page.source != source:
-            hit = hit._replace(page=dataclasses.replace(hit.page, source=source))
+            hit = hit._replace(page=hit.page.at(source))
         return hit
 
     def parse(self, raw: PageBytes) -> ParsedPage:
@@ -120,11 +120,51 @@ def build_snapshot(
         pages[(page.tag, page.name)] = page
         for digest in hashes:
             seen[(page.tag, digest)] = page.source
-    if not pages:
-        fix = "point at a catalogue directory, a folder of page files, or a revision holding them"
-        raise InputError(source, f"no catalogue pages found under {source}", fix)
+    _check_some(source, pages)
     ordered = {key: pages[key] for key in sorted(pages)}
     skipped = tuple(problems.skipped)
     return Snapshot(
         source, ordered, commit, date, tuple(warnings), skipped, frozenset(problems.keys)
+    )
+
+
+def _check_some(source: str, pages: Mapping[tuple[str, str], Page]) -> None:
+    if not pages:
+        fix = "point at a catalogue directory, a folder of page files, or a revision holding them"
+        raise InputError(source, f"no catalogue pages found under {source}", fix)
+
+
+def _counterpart(page: Page, other: Snapshot, relabel: bool) -> Page | None:
+    """The page of the same package on the other side (by name alone from release to release)."""
+    if relabel:
+        return other.pages.get((other.tags[0], page.name))
+    return other.pages.get((page.tag, page.name))
+
+
+def check_changed(snapshot: Snapshot, other: Snapshot, problems: Problems) -> Snapshot:
+    """Parse and check every entry the other side lacks (the ones a diff reads) while loading.
+
+    A page whose entries are kept as text is checked only where it differs from its counterpart
+    on the other side; with --keep-going a page found bad here is left out like any other.
+    """
+    relabel = len(snapshot.tags) == 1 and len(other.tags) == 1 and snapshot.tags != other.tags
+    bad = []
+    for key, page in snapshot.pages.items():
+        if page.entries is None:
+            continue
+        twin = _counterpart(page, other, relabel)
+        try:
+            page.entries.check(twin.entries if twin is not None else None)
+        except InputError as error:
+            problems.skip(error)
+            bad.append(key)
+    if not bad:
+        return snapshot
+    pages = {key: page for key, page in snapshot.pages.items() if key not in bad}
+    _check_some(snapshot.source, pages)
+    return dataclasses.replace(
+        snapshot,
+        pages=pages,
+        skipped=tuple(problems.skipped),
+        skipped_keys=frozenset(problems.keys),
     )

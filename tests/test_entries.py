@@ -1,0 +1,143 @@
+"""Entries kept as text: the fast reading agrees with a full parse, and knows when not to try."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+from pagegen import HISTORY, SEEDS, spec, write_page
+
+from snapdiff.cli import main
+from snapdiff.entries import Entries, check_entries
+from snapdiff.errors import InputError
+from snapdiff.model import configuration_of
+from snapdiff.sources import load_snapshots
+
+ROOT = Path(__file__).parent.parent
+REAL_PAGES = HISTORY + SEEDS + sorted((ROOT / "snapshots").glob("*/_cache/*/*/specs.md"))
+
+
+def details_line(path: Path) -> bytes:
+    """The `spec_details` value of a page, as bytes."""
+    for line in path.read_bytes().split(b"\n"):
+        if line.startswith(b"spec_details: "):
+            return line[len(b"spec_details: ") :]
+    raise AssertionError(f"{path} has no spec_details line")
+
+
+def line_of(entries: list[dict[str, Any]]) -> bytes:
+    """A spec_details line as the generator writes it (synthetic entries)."""
+    return json.dumps(entries, sort_keys=True).encode()
+
+
+def both_ways(line: bytes) -> tuple[Entries, Entries]:
+    """The line read as text (it must be in the generator's form) and parsed in full."""
+    fast = Entries.from_line(line, "page")
+    assert fast is not None, "expected the generator's form"
+    return fast, Entries.from_read(check_entries(orjson.loads(line), "page"), "page")
+
+
+def assert_same(fast: Entries, full: Entries) -> None:
+    assert list(fast) == list(full)
+    assert all(fast[digest] == full[digest] for digest in full)
+    assert (fast.counts, fast.stacks, fast.versions) == (full.counts, full.stacks, full.versions)
+    assert fast.configurations() == full.configurations()
+    assert fast.configurations() == {configuration_of(full[d]) for d in full}
+
+
+@pytest.mark.parametrize("path", REAL_PAGES, ids=lambda p: "/".join(p.parts[-3:]))
+def test_real_pages_read_as_text_equal_a_full_parse(path: Path) -> None:
+    line = details_line(path)
+    if b'"tarball"' in line:  # the older generation: another key order, parsed in full
+        assert Entries.from_line(line, "page") is None
+        return
+    assert_same(*both_ways(line))
+
+
+def test_a_stack_listed_twice_counts_once_and_variants_are_a_set() -> None:
+    entry = spec("a", stacks=("root", "e4s", "root"), variants=("~b", "+a", "~b"))
+    fast, full = both_ways(line_of([entry, spec("b", "2.0", ("root",), compiler="gcc@=12.1.0")]))
+    assert_same(fast, full)
+    assert fast.counts == (("e4s", 1), ("root", 2))
+    assert ("ubuntu22.04", "linux", "x86_64_v3", "gcc@12.1.0", ("build_system=cmake",)) in (
+        fast.configurations()
+    )
+
+
+def test_unsorted_entries_come_out_sorted() -> None:
+    fast, full = both_ways(line_of([spec("c"), spec("a"), spec("b")]))
+    assert list(fast) == sorted(full) and next(iter(fast)).startswith("a")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        line_of([spec("a", tarball="https://x")])[:-2] + b', "zz": {"nested": 1}}]',  # nested
+        line_of([spec("a", os='ubuntu"22')]),  # an escape in a string
+        line_of([spec("a", target="x{86}")]),  # a brace in a string
+        line_of([spec("a"), spec("a", "2.0")]),  # one hash twice
+        line_of([spec("a", stacks=("e4s]", "root"))]),  # a bracket in a list's string
+        line_of([spec("a", versions=[1])]),  # not a list of strings
+        line_of([{k: v for k, v in spec("a").items() if k != "os"}]),  # a key missing
+        json.dumps([dict(reversed(spec("a").items()))]).encode(),  # keys not sorted
+        json.dumps([spec("a")], sort_keys=True, separators=(",", ":")).encode(),  # compact
+        line_of([spec("a", os="ubunt\u00fc")]).replace(b"\\u00fc", "ü".encode("latin-1")),
+    ],
+    ids=[
+        "nested",
+        "escape",
+        "brace",
+        "hash-twice",
+        "bracket",
+        "not-strings",
+        "missing-key",
+        "unsorted-keys",
+        "compact",
+        "not-utf8",
+    ],
+)
+def test_lines_in_another_form_are_left_to_a_full_parse(line: bytes) -> None:
+    assert Entries.from_line(line, "page") is None
+
+
+def test_non_ascii_text_is_read_as_text() -> None:
+    line = line_of([spec("a", variants=("cflags=é",))]).replace(b"\\u00e9", "é".encode())
+    assert_same(*both_ways(line))
+
+
+def test_an_empty_list() -> None:
+    fast = Entries.from_line(b"[]", "page")
+    assert fast is not None and len(fast) == 0 and fast.counts == () and not fast.configurations()
+
+
+def test_only_entries_that_differ_are_parsed() -> None:
+    old = Entries.from_line(line_of([spec("a"), spec("b"), spec("c")]), "old")
+    new = Entries.from_line(line_of([spec("a"), spec("b", stacks=("root",)), spec("d")]), "new")
+    assert old is not None and new is not None
+    assert new.differing(old) == ["b".ljust(32, "a"), "d".ljust(32, "a")]
+    assert old.differing(new) == ["b".ljust(32, "a"), "c".ljust(32, "a")]
+    new.check(old)
+    assert set(new._read) == {"b".ljust(32, "a"), "d".ljust(32, "a")}  # a was never parsed
+
+
+def test_a_bad_entry_in_a_changed_page_is_found_while_loading(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The line still looks like the generator's form, but one changed entry is not JSON."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    write_page(old, "zlib", [spec("a"), spec("b")])
+    write_page(old, "cmake", [spec("c")])
+    write_page(new, "zlib", [spec("a"), spec("b", zz="x")])
+    write_page(new, "cmake", [spec("c", "2.0")])
+    bad = new / "_cache" / "develop" / "zlib" / "specs.md"
+    bad.write_text(bad.read_text().replace('"zz": "x"', '"zz": tru'))
+    assert Entries.from_line(details_line(bad), "x") is not None  # read as text at first
+    with pytest.raises(InputError, match=f"{bad}: the spec_details entry of hash b.* not valid"):
+        load_snapshots(str(old), str(new))
+    assert main([str(old), str(new), "--keep-going", "-f", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["incomplete"] and str(bad) in report["skipped"][0]
+    assert [p["name"] for p in report["packages"]] == ["cmake"]
