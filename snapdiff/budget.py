@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping
 from typing import Any
-
-import orjson
 
 __all__ = ["PRESETS", "digest", "fit", "marker", "size"]
 
@@ -41,6 +38,10 @@ def size(text: str) -> int:
 
 def digest(report: Mapping[str, Any]) -> str:
     """A digest of what the report says, not of where it was read from (sources left out)."""
+    import hashlib  # deferred with orjson: `snapdiff --version` reads PRESETS only
+
+    import orjson
+
     content = dict(report)
     for side in ("old", "new"):
         if side in report:

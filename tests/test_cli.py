@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 from pagegen import outputs_under_seeds, spec, write_page
 
-from snapdiff.cli import _parser, main
+from snapdiff.cli import main
+from snapdiff.options import parser
 
 ROOT = Path(__file__).parent.parent
 V1, V2 = str(ROOT / "snapshots" / "v1"), str(ROOT / "snapshots" / "v2")
@@ -194,7 +195,7 @@ def test_readme_quick_start_output_is_the_checked_in_sample(
 
 def test_every_option_is_documented_in_the_readme() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    options = [s for action in _parser()._actions for s in action.option_strings]
+    options = [s for action in parser()._actions for s in action.option_strings]
     assert len(options) > 5
     missing = [o for o in options if o != "-h" and f"`{o}" not in readme and f" {o}" not in readme]
     assert missing == []

@@ -13,9 +13,10 @@ import yaml
 from pagegen import spec, write_page
 
 from snapdiff.budget import CUT_ORDER, PRESETS, size
-from snapdiff.cli import _parser, main
+from snapdiff.cli import main
 from snapdiff.context import SECTIONS
 from snapdiff.diff import diff_snapshots
+from snapdiff.options import parser
 from snapdiff.render import MarkdownRenderer
 from snapdiff.sources import load_snapshots
 
@@ -292,7 +293,7 @@ def test_bad_configuration_names_the_file(
 def test_ci_recipes_parse_and_use_real_options(recipe: str) -> None:
     text = (ROOT / "docs" / recipe).read_text()
     assert yaml.safe_load(text)
-    options = {o for a in _parser()._actions for o in a.option_strings}
+    options = {o for a in parser()._actions for o in a.option_strings}
     used = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", text))
     assert {"--for", "--full-report", "--fail-on", "--output"} <= used
     assert used <= options | {"--header", "--data"}  # curl's own, in the GitLab recipe

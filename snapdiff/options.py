@@ -1,0 +1,218 @@
+"""The command line's options: argparse parsers for `snapdiff OLD NEW` and `snapdiff log`."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, NoReturn
+
+from . import __version__
+from .errors import UsageError
+
+if TYPE_CHECKING:
+    from .model import Filters
+
+__all__ = ["FILTERS", "MIN_BUDGET", "filters", "gates", "log_parser", "parse", "parser", "presets"]
+
+EXAMPLES = """\
+examples:
+  snapdiff snapshots/v1 snapshots/v2              Markdown release notes on stdout
+  snapdiff old/ new/ --format json -o report.json  the JSON report, written atomically
+  snapdiff old/ new/ --exit-code                   exit 1 when anything changed
+  snapdiff HEAD~1 HEAD                             two revisions of the catalogue repository
+  snapdiff v1..v2 --repo ../cache.spack.io         a range, in another repository
+  snapdiff HEAD~7:_cache/develop HEAD:_cache/develop   one folder of each revision
+  snapdiff HEAD~1 HEAD --for github --full-report full.md -o comment.md --fail-on downgrade
+  snapdiff log HEAD~30..HEAD                       one entry per commit, then the range
+
+exit codes: 0 report written; 1 changes found (--exit-code) or a --fail-on gate failed;
+2 bad usage or bad input
+"""
+
+FILTERS = {
+    "package": "packages whose name matches, e.g. 'py-*'",
+    "tag": "cache tags, e.g. develop",
+    "stack": "specs in a matching stack, e.g. 'ml-*'",
+    "os": "specs for a matching OS, e.g. ubuntu24.04",
+    "target": "specs for a matching target, e.g. aarch64",
+    "compiler": "specs built with a matching compiler, e.g. 'gcc@13*'",
+}
+GATES = ("any", "removed-packages", "removed-specs", "downgrade", "stack-loss")
+MIN_BUDGET = 500
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line naming the option, like every other error."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError("", message, "see snapdiff --help")
+
+
+def parser() -> argparse.ArgumentParser:
+    """The options of `snapdiff OLD NEW`."""
+    made = _Parser(
+        prog="snapdiff",
+        description="What changed between two snapshots of the Spack binary cache catalogue.",
+        epilog=EXAMPLES,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    _add_inputs(made.add_argument)
+    _add_outputs(made.add_argument)
+    group = made.add_argument_group(
+        "filters", "look only at matching specs (globs; repeat an option for alternatives)"
+    )
+    for name, what in FILTERS.items():
+        group.add_argument(f"--{name}", action="append", default=[], metavar="GLOB", help=what)
+    _add_markdown(made.add_argument_group("Markdown").add_argument)
+    return made
+
+
+def _add_inputs(add: Callable[..., object]) -> None:
+    """What is compared, and how it is read."""
+    add(
+        "old",
+        metavar="OLD",
+        help="the older snapshot: a directory (of catalogue pages, or of Spack build-cache "
+        "indexes), a git revision (REV or REV:path), an index.json, or a range A..B for both",
+    )
+    add("new", metavar="NEW", nargs="?", help="the newer snapshot, in any of those forms")
+    add(
+        "--repo",
+        metavar="PATH",
+        help="the git repository revisions are read from "
+        "(default: the one holding the current directory)",
+    )
+    add(
+        "--index-tag",
+        metavar="TAG",
+        help="the cache tag of build-cache index snapshots (default: a single --tag, else develop)",
+    )
+    add(
+        "--stack-name",
+        metavar="NAME",
+        help="the stack of an index.json given as a snapshot "
+        "(default: from its path, <mirror>/<stack>/build_cache/index.json)",
+    )
+    add(
+        "--keep-going",
+        action="store_true",
+        help="leave out bad pages with a warning each; the report says it is incomplete",
+    )
+    add(
+        "--config",
+        metavar="FILE",
+        help="read options from FILE (default: .snapdiff.yaml in "
+        "the current directory, else at the repository root)",
+    )
+
+
+def _add_outputs(add: Callable[..., object]) -> None:
+    """What is written, and what the exit code says."""
+    add(
+        "-f",
+        "--format",
+        choices=("markdown", "json"),
+        default="markdown",
+        help="Markdown release notes (default) or the JSON report",
+    )
+    add("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    add("--exit-code", action="store_true", help="exit 1 when there are changes, like git diff")
+    add(
+        "--fail-on",
+        metavar="GATES",
+        default="",
+        help=f"exit 1 when any of these happened (comma-separated: {', '.join(GATES)}); "
+        "the report is still written",
+    )
+    add("--version", action="version", version=f"snapdiff {__version__}")
+
+
+def _add_markdown(add: Callable[..., object]) -> None:
+    """How the Markdown is cut and rendered."""
+    add(
+        "--max-chars",
+        metavar="N",
+        type=int,
+        help="cut the Markdown to fit N characters, least important first",
+    )
+    add(
+        "--for",
+        dest="forge",
+        choices=sorted(presets()),
+        help="the size limit of a forge: "
+        + ", ".join(f"{k} {v:,}" for k, v in sorted(presets().items())),
+    )
+    add(
+        "--full-report",
+        metavar="FILE",
+        help="also write the uncut report to FILE (JSON if it ends in .json)",
+    )
+    add("--template", metavar="FILE", help="render with this Jinja template")
+    add(
+        "--template-dir",
+        metavar="DIR",
+        help="templates here override the defaults of the same name",
+    )
+
+
+def presets() -> dict[str, int]:
+    """Size limits of the forges, by name (`--for`)."""
+    from .budget import PRESETS
+
+    return PRESETS
+
+
+def parse(argv: Sequence[str]) -> argparse.Namespace:
+    """Options from the command line over those of the configuration file."""
+    from .config import config_arguments, find_config
+
+    options = parser()
+    early = argparse.ArgumentParser(add_help=False)
+    early.add_argument("--config")
+    known, _ = early.parse_known_args(argv)
+    path = find_config(known.config)
+    if path is None:
+        return options.parse_args(argv)
+    configured = config_arguments(options, path, argv)
+    try:
+        options.parse_args([*configured, "OLD", "NEW"])
+    except UsageError as exc:
+        raise UsageError(str(path), exc.what, "fix the configuration file") from exc
+    return options.parse_args([*configured, *argv])
+
+
+def gates(spec: str) -> list[str]:
+    """The gates of `--fail-on`, each checked."""
+    named = [g.strip() for g in spec.split(",") if g.strip()]
+    for gate in named:
+        if gate not in GATES:
+            raise UsageError("--fail-on", f"unknown gate {gate!r}", f"use {', '.join(GATES)}")
+    return named
+
+
+def filters(args: argparse.Namespace) -> Filters:
+    """The filters the options name."""
+    from .model import Filters
+
+    return Filters(**{name: tuple(getattr(args, name)) for name in FILTERS})
+
+
+def log_parser() -> argparse.ArgumentParser:
+    """The options of `snapdiff log A..B`."""
+    made = _Parser(
+        prog="snapdiff log",
+        description="One entry per commit in A..B that changed the catalogue (first-parent, "
+        "newest first), then per package the path of its highest version, and flapping specs.",
+    )
+    made.add_argument("range", metavar="A..B", help="the commits after A up to B")
+    made.add_argument("--repo", metavar="PATH", help="the git repository (default: here)")
+    made.add_argument("-f", "--format", choices=("markdown", "json"), default="markdown")
+    made.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically)")
+    made.add_argument("--keep-going", action="store_true", help="leave bad pages out")
+    made.add_argument("--max-chars", metavar="N", type=int, help="cut the Markdown to N")
+    made.add_argument("--for", dest="forge", choices=sorted(presets()), help="a forge's limit")
+    made.add_argument("--template", metavar="FILE", help="render with this Jinja template")
+    made.add_argument("--template-dir", metavar="DIR", help="override templates by name")
+    for name, what in FILTERS.items():
+        made.add_argument(f"--{name}", action="append", default=[], metavar="GLOB", help=what)
+    return made
