@@ -8,6 +8,8 @@ from typing import Any
 
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pagegen import HISTORY, SEEDS, spec, write_page
 
 from snapdiff.cli import main
@@ -141,3 +143,50 @@ def test_a_bad_entry_in_a_changed_page_is_found_while_loading(
     report = json.loads(capsys.readouterr().out)
     assert report["incomplete"] and str(bad) in report["skipped"][0]
     assert [p["name"] for p in report["packages"]] == ["cmake"]
+
+
+# Plain strings (the text reading applies) and strings with every character it must not be
+# fooled by (it must decline, or still agree).
+plain = st.text(alphabet=st.sampled_from("ab1.-_=+@é"), max_size=6)
+awkward = st.text(alphabet=st.sampled_from('ab1.-_"\\{}[], :é\u2028'), max_size=6)
+
+
+def extras(strings: st.SearchStrategy[str]) -> st.SearchStrategy[dict[str, Any]]:
+    """Keys the generator may add: after `versions` (zz), or between others (tarball)."""
+    return st.dictionaries(st.sampled_from(["zz", "tarball"]), strings | st.integers(), max_size=1)
+
+
+def entries(strings: st.SearchStrategy[str]) -> st.SearchStrategy[list[dict[str, Any]]]:
+    return st.lists(
+        st.builds(
+            lambda h, version, stacks, os_, variants, extra: spec(
+                h, version, tuple(stacks), os=os_, variants=tuple(variants), **extra
+            ),
+            st.sampled_from([f"h{i}" for i in range(8)]),
+            strings,
+            st.lists(strings, max_size=3),
+            strings,
+            st.lists(strings, max_size=3),
+            st.dictionaries(
+                st.sampled_from(["zz", "tarball"]), strings | st.integers(), max_size=1
+            ),
+        ),
+        max_size=6,
+    )
+
+
+@given(entries(plain) | entries(awkward), st.booleans())
+@settings(max_examples=500, deadline=None)
+def test_text_reading_never_disagrees_with_a_full_parse(
+    found: list[dict[str, Any]], sort_keys: bool
+) -> None:
+    """Whatever the strings hold, the text reading agrees with a full parse or declines."""
+    line = json.dumps(found, sort_keys=sort_keys, ensure_ascii=False).encode()
+    fast = Entries.from_line(line, "page")
+    try:
+        full = Entries.from_read(check_entries(orjson.loads(line), "page"), "page")
+    except InputError:
+        assert fast is None  # a hash twice: only a full parse can say so
+        return
+    if fast is not None:
+        assert_same(fast, full)
