@@ -28,19 +28,33 @@ def _read(path: str, layout: bool) -> bytes | None:
         ) from exc
 
 
+def _is_dir(item: os.DirEntry[str]) -> bool:
+    """Whether an entry is a folder (or links to one); a link that loops is not (read it later)."""
+    try:
+        return item.is_dir()
+    except OSError:
+        return False
+
+
 def _files(root: str) -> list[str]:
-    """Relative paths of the regular files below root, sorted; hidden folders are skipped."""
+    """Relative paths of the regular files below root, sorted, each folder's files before its
+    subfolders; hidden folders are skipped, and linked folders listed but not entered."""
     found: list[str] = []
-
-    def fail(exc: OSError) -> None:
-        where = exc.filename or root
-        raise InputError(where, f"cannot list: {exc.strerror}", "check its permissions")
-
-    for dirpath, dirnames, filenames in os.walk(root, onerror=fail):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        rel_dir = os.path.relpath(dirpath, root)
-        for name in sorted(filenames):
-            found.append(name if rel_dir == "." else os.path.join(rel_dir, name))
+    folders = [""]  # relative paths still to list, the next one last
+    while folders:
+        folder = folders.pop()
+        try:
+            with os.scandir(os.path.join(root, folder)) as listing:
+                items = sorted((item.name, _is_dir(item), item.is_symlink()) for item in listing)
+        except OSError as exc:
+            where = exc.filename or root
+            raise InputError(
+                where, f"cannot list: {exc.strerror}", "check its permissions"
+            ) from exc
+        prefix = folder + os.sep if folder else ""
+        found.extend(prefix + name for name, is_dir, _ in items if not is_dir)
+        below = [prefix + n for n, is_dir, link in items if is_dir and not link and n[0] != "."]
+        folders.extend(reversed(below))
     return found
 
 
