@@ -190,3 +190,24 @@ def test_text_reading_never_disagrees_with_a_full_parse(
         return
     if fast is not None:
         assert_same(fast, full)
+
+
+def test_per_spec_filters_check_every_entry_while_loading(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An entry the same on both sides is never read by a plain diff, but a filter reads it."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    for root, version in ((old, "1.0"), (new, "2.0")):
+        page = write_page(root, "zlib", [spec("a", zz="x"), spec("b", version)])
+        page.write_text(page.read_text().replace('"zz": "x"', '"zz": tru'))  # a: not JSON
+        write_page(root, "cmake", [spec("c", version)])
+    assert main([str(old), str(new), "-f", "json"]) == 0
+    assert [p["name"] for p in json.loads(capsys.readouterr().out)["packages"]] == [
+        "cmake",
+        "zlib",
+    ]
+    assert main([str(old), str(new), "--os", "ubuntu*", "-f", "json"]) == 2
+    assert "the spec_details entry of hash a" in capsys.readouterr().err
+    assert main([str(old), str(new), "--os", "ubuntu*", "--keep-going", "-f", "json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["incomplete"] and [p["name"] for p in report["packages"]] == ["cmake"]

@@ -172,7 +172,12 @@ def load_snapshots(old: str, new: str, options: Options | None = None) -> tuple[
         shared = set() if options.full else sides[0].digests() & sides[1].digests()
         cache = PageCache(shared)
         new_snapshot = sides[1].load(cache)
-        old_snapshot = check_changed(sides[0].load(cache), new_snapshot, sides[0].problems)
+        old_snapshot = sides[0].load(cache)
+        if options.full:  # per-spec filters read every entry: check them all now
+            nothing = Snapshot("", {})
+            old_snapshot = check_changed(old_snapshot, nothing, sides[0].problems)
+            return old_snapshot, check_changed(new_snapshot, nothing, sides[1].problems)
+        old_snapshot = check_changed(old_snapshot, new_snapshot, sides[0].problems)
         return old_snapshot, check_changed(new_snapshot, old_snapshot, sides[1].problems)
 
 
