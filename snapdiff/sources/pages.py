@@ -1,9 +1,11 @@
 """Parse one catalogue page (Jekyll front matter) into a Page, fast and safely.
 
-The generator writes one key per line, `meta` and `spec_details` as one-line JSON: those lines are
-parsed with orjson straight from the bytes (measured on a develop-size snapshot: 0.13 s against
-0.27 s for the standard json module, and 3.6 s for PyYAML's C loader). Front matter in any other
-form goes through PyYAML's safe loader, which never constructs an object.
+The generator writes one key per line, `meta` and `spec_details` as one-line JSON: its exact
+head is matched at once, `meta` parsed with orjson, and `spec_details` handed to `Entries`,
+which keeps each entry as text until a diff reads it. Other one-key-per-line pages have their
+JSON values parsed with orjson (0.13 s a develop-size snapshot, against 0.27 s for the standard
+json module and 3.6 s for PyYAML's C loader); front matter in any other form goes through
+PyYAML's safe loader, which never constructs an object.
 """
 
 from __future__ import annotations
@@ -96,7 +98,7 @@ def _text(value: bytes, source: str, line: int, column: int = 1) -> str:
         raise InputError(f"{source}:{line}", what, FIX) from exc
 
 
-def _fast_fields(lines: list[bytes], source: str, skip: bytes = b"") -> dict[str, Any] | None:
+def _fast_fields(lines: list[bytes], source: str) -> dict[str, Any] | None:
     """The generator's one-key-per-line form, JSON values parsed as JSON; None if not that form.
 
     A one-line `meta` or `spec_details` that is not valid JSON is an error, not a reason to try
@@ -107,8 +109,6 @@ def _fast_fields(lines: list[bytes], source: str, skip: bytes = b"") -> dict[str
         key, sep, value = line.partition(b": ")
         if not sep or not _KEY.fullmatch(key):
             return None
-        if key == skip:
-            continue
         if key in _JSON_KEYS or value.startswith(b'"'):
             fields[key.decode()] = json_value(key.decode(), value, f"{source}:{number}")
             continue
@@ -141,10 +141,10 @@ def _yaml_fields(lines: list[bytes], source: str) -> dict[str, Any]:
     return fields
 
 
-def read_fields(data: bytes, source: str, skip: bytes = b"") -> dict[str, Any]:
-    """The front-matter keys of a page (all but `skip`, in the generator's form)."""
+def read_fields(data: bytes, source: str) -> dict[str, Any]:
+    """The front-matter keys of a page, in any YAML form."""
     lines = _front_matter(data, source)
-    fields = _fast_fields(lines, source, skip)
+    fields = _fast_fields(lines, source)
     return _yaml_fields(lines, source) if fields is None else fields
 
 
