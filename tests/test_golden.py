@@ -76,3 +76,21 @@ def test_the_fast_path_reports_what_a_full_parse_reports(case: str) -> None:
     full = diff_snapshots(*load_snapshots(old, new, Options(full=True)))
     assert render_json(fast) == render_json(full)
     assert render_markdown(fast) == render_markdown(full)
+
+
+@pytest.mark.parametrize("case", CASE_NAMES)
+def test_reading_entries_as_text_reports_what_parsing_them_reports(
+    case: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every page parsed whole (the text reading switched off) gives the same bytes."""
+    from snapdiff.diff import diff_snapshots
+    from snapdiff.entries import Entries
+    from snapdiff.render import render_json, render_markdown
+    from snapdiff.sources import load_snapshots
+
+    old, new = str(CASES / case / "old"), str(CASES / case / "new")
+    as_text = diff_snapshots(*load_snapshots(old, new))
+    monkeypatch.setattr(Entries, "from_line", classmethod(lambda cls, line, source: None))
+    parsed = diff_snapshots(*load_snapshots(old, new))
+    assert render_json(as_text) == render_json(parsed)
+    assert render_markdown(as_text) == render_markdown(parsed)
