@@ -271,7 +271,7 @@ def diff_snapshots(
             for side in (old, new)
         )
     old_pages: Mapping[Key, Page] = old.pages
-    if len(old.tags) == 1 and len(new.tags) == 1 and old.tags != new.tags:
+    if old.release_to(new):
         old_pages = _relabel(old.pages, new.tags[0])
     new_pages = new.pages
     differing = [

@@ -130,8 +130,9 @@ Entry = Mapping[str, Any]  # one `spec_details` entry as read, its types checked
 class Page:
     """One catalogue page: the specs of one package under one cache tag.
 
-    Specs stay as read (`entries`) until the diff needs them normalised: most specs of a changed
-    page are byte-for-byte the same on both sides, and comparing entries as read is far cheaper.
+    Specs stay as read (`entries`, each kept as its text where the page allows) until the diff
+    needs them normalised: most specs of a changed page are byte-for-byte the same on both
+    sides, and comparing entries as read is far cheaper.
     """
 
     tag: str
@@ -171,6 +172,10 @@ class Snapshot:
     def tags(self) -> tuple[str, ...]:
         """The cache tags present, sorted."""
         return tuple(sorted({tag for tag, _ in self.pages}))
+
+    def release_to(self, other: Snapshot) -> bool:
+        """Release to release: each side holds one tag, and the tags differ (SPEC section 2)."""
+        return len(self.tags) == 1 and len(other.tags) == 1 and self.tags != other.tags
 
     @property
     def spec_count(self) -> int:

@@ -120,7 +120,7 @@ def build_snapshot(
         pages[(page.tag, page.name)] = page
         for digest in hashes:
             seen[(page.tag, digest)] = page.source
-    _check_some(source, pages)
+    _require_pages(source, pages)
     ordered = {key: pages[key] for key in sorted(pages)}
     skipped = tuple(problems.skipped)
     return Snapshot(
@@ -128,7 +128,8 @@ def build_snapshot(
     )
 
 
-def _check_some(source: str, pages: Mapping[tuple[str, str], Page]) -> None:
+def _require_pages(source: str, pages: Mapping[tuple[str, str], Page]) -> None:
+    """A snapshot with no page at all is an input error."""
     if not pages:
         fix = "point at a catalogue directory, a folder of page files, or a revision holding them"
         raise InputError(source, f"no catalogue pages found under {source}", fix)
@@ -147,7 +148,7 @@ def check_changed(snapshot: Snapshot, other: Snapshot, problems: Problems) -> Sn
     A page whose entries are kept as text is checked only where it differs from its counterpart
     on the other side; with --keep-going a page found bad here is left out like any other.
     """
-    relabel = len(snapshot.tags) == 1 and len(other.tags) == 1 and snapshot.tags != other.tags
+    relabel = snapshot.release_to(other)
     bad = []
     for key, page in snapshot.pages.items():
         if page.entries is None:
@@ -163,7 +164,7 @@ def check_changed(snapshot: Snapshot, other: Snapshot, problems: Problems) -> Sn
     if not bad:
         return snapshot
     pages = {key: page for key, page in snapshot.pages.items() if key not in bad}
-    _check_some(snapshot.source, pages)
+    _require_pages(snapshot.source, pages)
     return dataclasses.replace(
         snapshot,
         pages=pages,
