@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +19,7 @@ from snapdiff.cli import main
 from snapdiff.context import SECTIONS
 from snapdiff.diff import diff_snapshots
 from snapdiff.options import parser
-from snapdiff.render import MarkdownRenderer
+from snapdiff.render import MarkdownRenderer, _environment
 from snapdiff.sources import load_snapshots
 
 ROOT = Path(__file__).parent.parent
@@ -222,6 +224,47 @@ def test_a_template_file_and_a_template_folder(
     folder.mkdir()
     (folder / "report.md.j2").write_text("overridden {{ has_changes }}\n")
     assert run([V1, V2, "--template-dir", str(folder)], capsys)[1] == "overridden True\n"
+
+
+@pytest.fixture
+def template_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """Jinja's per-user cache of compiled templates in a temporary directory of the test's own.
+
+    Clearing the environments between runs stands for a new process.
+    """
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    _environment.cache_clear()
+    yield temp
+    _environment.cache_clear()
+
+
+def test_compiled_templates_are_kept_and_an_edited_one_is_compiled_again(
+    template_cache: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    own = tmp_path / "mine.md.j2"
+    own.write_text("first {{ summary.version_bumps }}\n")
+    assert run([V1, V2, "--template", str(own)], capsys)[1] == "first 5\n"
+    kept = list(template_cache.glob("_jinja2-cache-*/*.cache"))
+    assert len(kept) == 1
+    _environment.cache_clear()
+    own.write_text("second {{ summary.version_bumps }}\n")
+    assert run([V1, V2, "--template", str(own)], capsys)[1] == "second 5\n"
+    kept[0].write_bytes(b"not what Jinja wrote")
+    _environment.cache_clear()
+    assert run([V1, V2, "--template", str(own)], capsys)[1] == "second 5\n"
+
+
+def test_markdown_without_a_usable_template_cache(
+    template_cache: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    expected = run([V1, V2], capsys)[1]
+    blocked = template_cache / "a-file"
+    blocked.write_text("")
+    tempfile.tempdir = str(blocked)  # restored by the fixture's monkeypatch
+    _environment.cache_clear()
+    assert run([V1, V2], capsys)[1] == expected
 
 
 @pytest.mark.parametrize(
