@@ -12,12 +12,13 @@ __all__ = ["__version__", "diff_snapshots", "load_snapshot", "render_json", "ren
 
 if TYPE_CHECKING:
     from .diff import diff_snapshots
-    from .render import render_json, render_markdown
+    from .render import render_markdown
+    from .report_json import render_json
     from .sources import load_snapshot
 
 _LAZY = {
     "diff_snapshots": "diff",
-    "render_json": "render",
+    "render_json": "report_json",
     "render_markdown": "render",
     "load_snapshot": "sources",
 }

@@ -99,7 +99,8 @@ def _budget(args: argparse.Namespace) -> int | None:
 
 def _outputs(report: Report, args: argparse.Namespace) -> tuple[str, str | None]:
     """The text to write, and the uncut report for --full-report (JSON if its name says so)."""
-    from .render import MarkdownRenderer, render_json
+    from .render import MarkdownRenderer
+    from .report_json import render_json
 
     @functools.cache
     def markdown() -> MarkdownRenderer:  # built once, only when Markdown is wanted
@@ -156,7 +157,8 @@ def _run(args: argparse.Namespace) -> int:
 def _log(argv: Sequence[str]) -> int:
     """`snapdiff log A..B`."""
     from .history import history
-    from .render import render_history_json, render_history_markdown
+    from .render import render_history_markdown
+    from .report_json import render_history_json
     from .sources import Options
 
     args = log_parser().parse_args(argv)

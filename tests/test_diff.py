@@ -11,7 +11,7 @@ from pagegen import page_text, spec, write_page
 
 from snapdiff.diff import diff_snapshots
 from snapdiff.model import Report
-from snapdiff.render import report_to_dict
+from snapdiff.report_json import report_to_dict
 from snapdiff.sources import load_snapshots
 
 Pages = dict[str, list[dict[str, Any]]]

@@ -13,7 +13,7 @@ from pagegen import HISTORY, SEEDS, load_real, spec, write_page
 from snapdiff.cli import main
 from snapdiff.diff import diff_snapshots
 from snapdiff.model import Filters, Report, Spec
-from snapdiff.render import report_to_dict
+from snapdiff.report_json import report_to_dict
 from snapdiff.sources import Options, load_snapshots
 from snapdiff.versions import sort_versions
 

@@ -68,7 +68,8 @@ def test_golden(
 def test_the_fast_path_reports_what_a_full_parse_reports(case: str) -> None:
     """Counting shared pages from their meta line must not change a byte of any golden case."""
     from snapdiff.diff import diff_snapshots
-    from snapdiff.render import render_json, render_markdown
+    from snapdiff.render import render_markdown
+    from snapdiff.report_json import render_json
     from snapdiff.sources import Options, load_snapshots
 
     old, new = str(CASES / case / "old"), str(CASES / case / "new")
@@ -85,7 +86,8 @@ def test_reading_entries_as_text_reports_what_parsing_them_reports(
     """Every page parsed whole (the text reading switched off) gives the same bytes."""
     from snapdiff.diff import diff_snapshots
     from snapdiff.entries import Entries
-    from snapdiff.render import render_json, render_markdown
+    from snapdiff.render import render_markdown
+    from snapdiff.report_json import render_json
     from snapdiff.sources import load_snapshots
 
     old, new = str(CASES / case / "old"), str(CASES / case / "new")

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from pagegen import outputs_under_seeds, page_text, spec
 
 from snapdiff.diff import diff_snapshots
-from snapdiff.render import render_json, report_to_dict
+from snapdiff.report_json import render_json, report_to_dict
 from snapdiff.sources import load_snapshots
 
 HASHES = [f"h{i:02d}" for i in range(24)]
