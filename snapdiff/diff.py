@@ -180,38 +180,66 @@ def _package_change(
 Coverage = dict[Key, tuple[int, set[str]]]  # (tag, stack) -> (spec count, package names)
 
 
-def _coverage(
-    pages: Mapping[Key, Page], keys: Iterable[Key], base: Coverage | None = None
-) -> Coverage:
-    """Spec count and package set of every (tag, stack) over some pages, added to `base`."""
-    coverage = {key: (count, set(names)) for key, (count, names) in (base or {}).items()}
+def _counts(pages: Mapping[Key, Page], keys: Iterable[Key]) -> Counter[Key]:
+    """Spec count of every (tag, stack) over some pages (those both sides hold alike)."""
+    counts: Counter[Key] = Counter()
+    for key in keys:
+        tag = key[0]
+        for stack, count in pages[key].stack_counts:
+            counts[(tag, stack)] += count
+    return counts
+
+
+def _coverage(pages: Mapping[Key, Page], keys: Iterable[Key]) -> Coverage:
+    """Spec count and package names of every (tag, stack) over some pages (those that differ)."""
+    coverage: Coverage = {}
     for key in keys:
         page = pages.get(key)
         if page is None:
             continue
         tag, name = key
         for stack, count in page.stack_counts:
-            entry = coverage.get((tag, stack))
-            if entry is None:
+            found = coverage.get((tag, stack))
+            if found is None:
                 coverage[(tag, stack)] = (count, {name})
             else:
-                entry[1].add(name)
-                coverage[(tag, stack)] = (entry[0] + count, entry[1])
+                found[1].add(name)
+                coverage[(tag, stack)] = (found[0] + count, found[1])
     return coverage
 
 
-def _stack_changes(before: Coverage, after: Coverage) -> list[StackChange]:
-    """Every (tag, stack) whose spec count or package set differs."""
+def _stack_changes(same: Counter[Key], before: Coverage, after: Coverage) -> list[StackChange]:
+    """Every (tag, stack) whose spec count or package set differs.
+
+    Pages both sides hold alike add the same specs and packages to both sides (`same` counts
+    them), so only the pages that differ can change a stack; a package is on one page a tag.
+    """
     changes = []
     for key in sorted(before.keys() | after.keys()):
         old_count, old_pkgs = before.get(key, (0, set()))
         new_count, new_pkgs = after.get(key, (0, set()))
-        if old_count == new_count and old_pkgs == new_pkgs:
-            continue
-        status = "added" if key not in before else "removed" if key not in after else "changed"
         gained, lost = sorted(new_pkgs - old_pkgs), sorted(old_pkgs - new_pkgs)
+        if old_count == new_count and not gained and not lost:
+            continue
+        held = key in same
+        status = (
+            "added"
+            if key not in before and not held
+            else "removed"
+            if key not in after and not held
+            else "changed"
+        )
+        base = same[key]
         changes.append(
-            StackChange(key[0], key[1], status, old_count, new_count, tuple(gained), tuple(lost))
+            StackChange(
+                key[0],
+                key[1],
+                status,
+                base + old_count,
+                base + new_count,
+                tuple(gained),
+                tuple(lost),
+            )
         )
     return changes
 
@@ -241,13 +269,13 @@ def _summary(packages: list[PackageChange], stacks: list[StackChange]) -> Summar
     )
 
 
-def _side(snapshot: Snapshot, coverage: Coverage) -> Side:
+def _side(snapshot: Snapshot, stacks: int) -> Side:
     return Side(
         snapshot.source,
         snapshot.tags,
         len(snapshot.pages),
         snapshot.spec_count,
-        len(coverage),
+        stacks,
         snapshot.commit,
         snapshot.date,
     )
@@ -292,15 +320,14 @@ def diff_snapshots(
         )
         if change is not None:
             packages.append(change)
-    same = old_pages.keys() - set(differing)  # on both sides, content equal: counted once
-    base = _coverage(new_pages, same)
-    before, after = _coverage(old_pages, differing, base), _coverage(new_pages, differing, base)
-    stacks = _stack_changes(before, after)
+    same = _counts(new_pages, old_pages.keys() - set(differing))  # content equal: counted once
+    before, after = _coverage(old_pages, differing), _coverage(new_pages, differing)
+    stacks = _stack_changes(same, before, after)
     warnings = tuple(sorted(set(old.warnings) | set(new.warnings)))
     summary = _summary(packages, stacks)
     return Report(
-        _side(old, before),
-        _side(new, after),
+        _side(old, len(same.keys() | before.keys())),
+        _side(new, len(same.keys() | after.keys())),
         summary,
         tuple(packages),
         tuple(stacks),

@@ -12,7 +12,7 @@ from pagegen import HISTORY, SEEDS, load_real, page_text, spec, write_page
 from snapdiff.errors import InputError
 from snapdiff.model import Spec
 from snapdiff.sources import load_snapshot, pages
-from snapdiff.sources.pages import blob_digest, is_page, parse_page
+from snapdiff.sources.pages import blob_digest, is_candidate, is_page, parse_page
 
 
 @pytest.mark.parametrize("path", HISTORY + SEEDS, ids=lambda p: p.parent.name + "/" + p.name)
@@ -96,6 +96,22 @@ def test_site_files_are_not_pages(tmp_path: Path) -> None:
     (tmp_path / ".git" / "specs.md").write_text(page_text("hidden", "develop", [spec("h1")]))
     snapshot = load_snapshot(str(tmp_path))
     assert list(snapshot.pages) == [("develop", "zlib")]
+
+
+@pytest.mark.parametrize(
+    ("path", "read"),
+    [
+        ("_cache/develop/zlib/specs.md", True),
+        ("specs.md", True),
+        (".snapdiff.yaml", True),  # a hidden file, not a hidden folder
+        ("a/b.c/.d", True),
+        (".git/specs.md", False),
+        (".github/workflows/x.md", False),
+        ("_cache/.tmp/zlib/specs.md", False),
+    ],
+)
+def test_files_in_hidden_folders_are_never_read(path: str, read: bool) -> None:
+    assert is_candidate(path) is read
 
 
 def test_is_page() -> None:
