@@ -221,14 +221,9 @@ def _stack_changes(same: Counter[Key], before: Coverage, after: Coverage) -> lis
         gained, lost = sorted(new_pkgs - old_pkgs), sorted(old_pkgs - new_pkgs)
         if old_count == new_count and not gained and not lost:
             continue
-        held = key in same
-        status = (
-            "added"
-            if key not in before and not held
-            else "removed"
-            if key not in after and not held
-            else "changed"
-        )
+        status = "changed"
+        if key not in same:  # else unchanged pages hold it on both sides
+            status = "added" if key not in before else "removed" if key not in after else status
         base = same[key]
         changes.append(
             StackChange(

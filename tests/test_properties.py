@@ -116,6 +116,50 @@ def test_the_classes_add_up_to_the_totals(old: dict[str, Any], new: dict[str, An
     assert s["specs_removed"] == pairs + s["specs_disappeared"]
 
 
+def _coverage(pages: dict[str, list[dict[str, Any]]]) -> dict[str, tuple[int, set[str]]]:
+    """SPEC section 2, read literally: per stack, its specs and the packages with one in it."""
+    found: dict[str, tuple[int, set[str]]] = {}
+    for name, entries in pages.items():
+        for entry in entries:
+            for stack in set(entry["stacks"]):
+                count, names = found.get(stack, (0, set()))
+                found[stack] = (count + 1, names | {name})
+    return found
+
+
+@FAST
+@given(snapshots, snapshots, st.sets(st.sampled_from(["zlib", "cmake", "py-jax", "hdf5"])))
+def test_stack_coverage_is_what_the_spec_says(
+    old: dict[str, Any], other: dict[str, Any], kept: set[str]
+) -> None:
+    """Packages in `kept` keep their old page (content both sides hold, only counted)."""
+    new = _unique({**other, **{name: old[name] for name in kept if name in old}})
+    data = report(old, new)
+    before, after = _coverage(old), _coverage(new)
+    expected = []
+    for stack in sorted(before.keys() | after.keys()):
+        (old_count, old_pkgs), (new_count, new_pkgs) = (
+            side.get(stack, (0, set())) for side in (before, after)
+        )
+        if (old_count, old_pkgs) != (new_count, new_pkgs):
+            status = (
+                "added" if stack not in before else "removed" if stack not in after else "changed"
+            )
+            expected.append(
+                {
+                    "tag": "develop",
+                    "name": stack,
+                    "status": status,
+                    "specs_old": old_count,
+                    "specs_new": new_count,
+                    "packages_gained": sorted(new_pkgs - old_pkgs),
+                    "packages_lost": sorted(old_pkgs - new_pkgs),
+                }
+            )
+    assert data["stacks"] == expected
+    assert (data["old"]["stacks"], data["new"]["stacks"]) == (len(before), len(after))
+
+
 @FAST
 @given(snapshots, snapshots)
 def test_file_order_does_not_change_a_byte(old: dict[str, Any], new: dict[str, Any]) -> None:
