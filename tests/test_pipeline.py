@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 import shlex
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,7 @@ import pytest
 import yaml
 from pagegen import spec, write_page
 
-from snapdiff.budget import CUT_ORDER, PRESETS, size
+from snapdiff.budget import CUT_ORDER, PRESETS, fit, size
 from snapdiff.cli import main
 from snapdiff.context import SECTIONS
 from snapdiff.diff import diff_snapshots
@@ -120,6 +121,66 @@ def test_a_section_is_cut_only_once_every_less_important_one_is_empty(
     if sections["Version updates"][1]:
         kept = text.count("(downgrade) |")
         assert kept == sections["Version updates"][0] or kept == 500  # downgrades go last
+
+
+def _cut_one_row_at_a_time(
+    render: Callable[[dict[str, int]], str], totals: dict[str, int], downgrades: int, budget: int
+) -> str | None:
+    """What `fit` must find, the slow and obvious way: sections in CUT_ORDER, a row at a time."""
+    limits: dict[str, int] = {}
+    text = render(limits)
+    for section, floor in CUT_ORDER:
+        if size(text) <= budget:
+            return text
+        keep = downgrades if floor < 0 else floor
+        for rows in range(limits.get(section, totals[section]) - 1, keep - 1, -1):
+            limits[section] = rows
+            text = render(limits)
+            if size(text) <= budget:
+                return text
+    return None
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_fit_keeps_the_most_rows_that_fit(seed: int) -> None:
+    """Rows of uneven length (synthetic sections), so that guessing from sizes is often wrong."""
+    rng = random.Random(seed)
+    totals = {name: rng.randint(0, 150) for name, _ in CUT_ORDER}
+    lengths = {name: [rng.choice((4, 9, 30, 250)) for _ in range(n)] for name, n in totals.items()}
+    renders = []
+
+    def render(limits: dict[str, int]) -> str:
+        renders.append(1)
+        text = "title\n"
+        for name, total in totals.items():
+            rows = limits.get(name, total)
+            text += "".join("x" * n + "\n" for n in lengths[name][:rows])
+            text += f"… {total - rows} more\n" if rows < total else ""
+        return text
+
+    downgrades, budget = rng.randint(0, 5), rng.randint(100, size(render({})))
+    expected = _cut_one_row_at_a_time(render, totals, downgrades, budget)
+    renders.clear()
+    found = fit(render, totals, downgrades, budget)
+    assert found == (expected or found) and size(found) <= budget
+    assert len(renders) <= 2 * len(CUT_ORDER) + 2 * max(totals.values()).bit_length()
+
+
+def test_fit_renders_little_even_when_row_lengths_mislead() -> None:
+    """One long row then short ones: guessing from sizes alone would step a few rows at a time."""
+    lengths = [5000] + [1] * 4000
+    renders = []
+
+    def render(limits: dict[str, int]) -> str:
+        renders.append(1)
+        rows = limits.get("explained", len(lengths))
+        return "title\n" + "".join("x" * n + "\n" for n in lengths[:rows])
+
+    budget = 8000
+    text = fit(render, {"explained": len(lengths)}, 0, budget)
+    short = (budget - len("title\n") - 5001) // 2  # as many short rows as fit after the long one
+    assert text.count("\n") == 2 + short
+    assert len(renders) <= 2 + len(lengths).bit_length()  # here no more than bisecting (14)
 
 
 def test_a_tiny_budget_still_fits(
