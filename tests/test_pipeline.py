@@ -200,13 +200,14 @@ def test_full_report_is_uncut_and_cut_lines_point_to_it(
     assert f"see `{full_md}`" in cut
     assert main([*big, "--full-report", str(full_md)]) == 0
     assert full_md.read_text() == capsys.readouterr().out.replace(f"see `{full_md}`", "")
+    cut_md = tmp_path / "c.md"
     assert (
-        main(
-            [*big, "--for", "github", "--full-report", str(full_json), "-o", str(tmp_path / "c.md")]
-        )
-        == 0
+        main([V1, V2, "--for", "github", "--full-report", str(full_json), "-o", str(cut_md)]) == 0
     )
-    assert json.loads(full_json.read_text())["schema_version"] == 1
+    assert json.loads(full_json.read_text()) == json.loads(
+        run([V1, V2, "--format", "json"], capsys)[1]
+    )
+    assert cut_md.read_text().startswith("<!-- snapdiff report")
 
 
 def test_marker_digest_follows_content_not_sources(
