@@ -69,7 +69,8 @@ def _most_rows(
 
     Each guess interpolates between the sizes known, since rows are of similar length; a
     guess that does not halve the interval is followed by a bisection, so that uneven rows
-    cost no more renders than bisecting. At develop size: 4 renders where bisection took 11.
+    cost at most twice the renders of bisecting. At develop size: 4 renders where bisection
+    took 11.
     """
     (low, text), (high, high_size) = fits, too_long
     low_size, bisect = size(text), False
