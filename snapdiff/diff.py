@@ -218,24 +218,14 @@ def _stack_changes(same: Counter[Key], before: Coverage, after: Coverage) -> lis
     for key in sorted(before.keys() | after.keys()):
         old_count, old_pkgs = before.get(key, (0, set()))
         new_count, new_pkgs = after.get(key, (0, set()))
-        gained, lost = sorted(new_pkgs - old_pkgs), sorted(old_pkgs - new_pkgs)
+        gained, lost = tuple(sorted(new_pkgs - old_pkgs)), tuple(sorted(old_pkgs - new_pkgs))
         if old_count == new_count and not gained and not lost:
             continue
         status = "changed"
         if key not in same:  # else unchanged pages hold it on both sides
             status = "added" if key not in before else "removed" if key not in after else status
         base = same[key]
-        changes.append(
-            StackChange(
-                key[0],
-                key[1],
-                status,
-                base + old_count,
-                base + new_count,
-                tuple(gained),
-                tuple(lost),
-            )
-        )
+        changes.append(StackChange(*key, status, base + old_count, base + new_count, gained, lost))
     return changes
 
 
