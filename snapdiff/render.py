@@ -5,7 +5,7 @@ from __future__ import annotations
 from contextlib import suppress
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .budget import fit, marker
 from .context import (
@@ -21,9 +21,11 @@ from .context import (
     some,
 )
 from .errors import TemplateError
-from .history import History
 from .model import Report
 from .report_json import history_to_dict, report_to_dict
+
+if TYPE_CHECKING:  # `snapdiff log` only: the diff path need not import it
+    from .history import History
 
 __all__ = ["MarkdownRenderer", "render_history_markdown", "render_markdown", "templates_dir"]
 

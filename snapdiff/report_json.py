@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from .history import History
 from .model import (
     Bump,
     Configuration,
@@ -18,6 +17,9 @@ from .model import (
     SpecChange,
     StackChange,
 )
+
+if TYPE_CHECKING:  # `snapdiff log` only: the diff path need not import it
+    from .history import History
 
 __all__ = ["history_to_dict", "render_history_json", "render_json", "report_to_dict"]
 
