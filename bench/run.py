@@ -81,8 +81,9 @@ def generate(out: Path, size: str) -> Path:
     return base
 
 
-def timed(command: list[str], cwd: Path) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB) of one run; its output is discarded."""
+def timed(command: list[str], cwd: Path) -> tuple[float, int, float]:
+    """Wall seconds, peak RSS (KiB) and CPU seconds (its own and its children's, such as git's)
+    of one run; its output is discarded."""
     started = time.perf_counter()
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     _, status, usage = os.wait4(process.pid, 0)
@@ -90,7 +91,7 @@ def timed(command: list[str], cwd: Path) -> tuple[float, int]:
     stderr = process.stderr.read().decode() if process.stderr else ""
     if os.waitstatus_to_exitcode(status) != 0:
         sys.exit(f"{' '.join(command)} failed: {stderr}")
-    return elapsed, usage.ru_maxrss
+    return elapsed, usage.ru_maxrss, usage.ru_utime + usage.ru_stime
 
 
 def check_truth(base: Path) -> str:
@@ -119,8 +120,9 @@ def check_truth(base: Path) -> str:
     return "counts match gencat's ground truth" if not wrong else "MISMATCH " + ", ".join(wrong)
 
 
-def bench(base: Path, runs: int) -> dict[str, tuple[float, int]]:
-    """Median seconds and the largest peak RSS of each command, runs interleaved."""
+def bench(base: Path, runs: int) -> dict[str, tuple[float, int, float]]:
+    """Median seconds, the largest peak RSS and median CPU seconds of each command, runs
+    interleaved."""
     snapdiff = snapdiff_command()
     commands = {
         "floor": ([sys.executable, str(FLOOR), "v1", "v2"], base),
@@ -129,14 +131,18 @@ def bench(base: Path, runs: int) -> dict[str, tuple[float, int]]:
         "snapdiff git": ([*snapdiff, "v1", "v2"], base / "git"),
         "snapdiff --version": ([*snapdiff, "--version"], base),
     }
-    samples: dict[str, list[tuple[float, int]]] = {name: [] for name in commands}
+    samples: dict[str, list[tuple[float, int, float]]] = {name: [] for name in commands}
     for command, cwd in commands.values():  # one warm-up run each
         timed(command, cwd)
     for _ in range(runs):
         for name, (command, cwd) in commands.items():
             samples[name].append(timed(command, cwd))
     return {
-        name: (statistics.median(s for s, _ in got), max(r for _, r in got))
+        name: (
+            statistics.median(s for s, _, _ in got),
+            max(r for _, r, _ in got),
+            statistics.median(c for _, _, c in got),
+        )
         for name, got in samples.items()
     }
 
@@ -156,13 +162,18 @@ def main() -> int:
         base = generate(args.out, size)
         print(f"\n{size}: {check_truth(base)}")
         result = bench(base, args.runs)
-        for name, (seconds, rss) in result.items():
-            print(f"  {name:<20} {seconds:7.3f} s   peak RSS {rss / 1024:7.0f} MiB")
+        for name, (seconds, rss, cpu) in result.items():
+            print(
+                f"  {name:<20} {seconds:7.3f} s   peak RSS {rss / 1024:7.0f} MiB   CPU {cpu:6.3f} s"
+            )
         floor, git_stat = result["floor"][0], result["git diff --stat"][0]
         print(f"  ratio snapdiff dir / floor            {result['snapdiff dir'][0] / floor:5.2f}")
         print(
             f"  ratio snapdiff git / git diff --stat  {result['snapdiff git'][0] / git_stat:5.2f}"
         )
+        cores = os.cpu_count() or 1  # no wall time can be less than the CPU time over the cores
+        best = result["snapdiff git"][2] / cores / git_stat
+        print(f"  the same with every core busy         {best:5.2f}  (CPU / {cores} cores)")
     return 0
 
 
