@@ -67,11 +67,11 @@ def main() -> int:
     snapdiff = snapdiff_command()
     log = [timed([*snapdiff, "log", "v1..v31", "--format", "json"], repo) for _ in range(args.runs)]
     pair = [timed([*snapdiff, "v1", "v2", "--format", "json"], repo) for _ in range(args.runs)]
-    per_commit = statistics.median(s for s, _ in log) / 30
-    one_pair = statistics.median(s for s, _ in pair)
+    per_commit = statistics.median(s for s, _, _ in log) / 30
+    one_pair = statistics.median(s for s, _, _ in pair)
     print(
         f"snapdiff log v1..v31: {per_commit * 30:.2f} s, {per_commit:.3f} s per commit, "
-        f"peak RSS {max(r for _, r in log) / 1024:.0f} MiB"
+        f"peak RSS {max(r for _, r, _ in log) / 1024:.0f} MiB"
     )
     print(f"snapdiff v1 v2 (one full pair): {one_pair:.3f} s")
     print(f"ratio per commit / one full pair: {per_commit / one_pair:.2f}")

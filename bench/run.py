@@ -8,6 +8,8 @@ Generates, once, with ../shared/tools/gencat.py (synthetic data, labelled as suc
 Then runs every command --runs times, interleaved, and prints medians and ratios:
   directory mode against the floor (shared/tools/floor.py: read and json-parse both sides),
   git mode against `git diff --stat v1 v2`, peak RSS, and `snapdiff --version` start-up.
+  Beside git mode, bench/gitfloor.py: the least a Python tool does to read those pages with
+  GitPython (start, list both trees, read the blobs a diff needs, or only the changed ones).
 It also checks the counts snapdiff reports against gencat's ground truth.
 
 Usage: python bench/run.py [--runs 5] [--sizes develop,all] [--out bench/out]
@@ -31,6 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SHARED = Path(os.environ.get("SNAPDIFF_SHARED", ROOT.parent / "shared"))
 GENCAT = SHARED / "tools" / "gencat.py"
 FLOOR = SHARED / "tools" / "floor.py"
+GITFLOOR = ROOT / "bench" / "gitfloor.py"
 ALL_TAGS = (
     "v0.21.2,v0.22.5,v0.23.1,develop-2025-03-09,develop-2025-03-16,develop-2025-03-23,develop"
 )
@@ -46,6 +49,13 @@ def snapdiff_command() -> list[str]:
         return [os.environ["SNAPDIFF"]]
     script = Path(sys.executable).parent / "snapdiff"
     return [str(script)] if script.exists() else [sys.executable, "-m", "snapdiff"]
+
+
+def snapdiff_python() -> str:
+    """The interpreter snapdiff runs on (it has GitPython), for bench/gitfloor.py."""
+    script = Path(snapdiff_command()[0])
+    beside = script.parent / "python"
+    return str(beside) if script.name == "snapdiff" and beside.exists() else sys.executable
 
 
 def gencat(*args: str) -> None:
@@ -128,6 +138,11 @@ def bench(base: Path, runs: int) -> dict[str, tuple[float, int, float]]:
         "floor": ([sys.executable, str(FLOOR), "v1", "v2"], base),
         "snapdiff dir": ([*snapdiff, "v1", "v2"], base),
         "git diff --stat": (["git", "diff", "--stat", "v1", "v2"], base / "git"),
+        "git floor": ([snapdiff_python(), str(GITFLOOR), "v1", "v2"], base / "git"),
+        "git floor, changed": (
+            [snapdiff_python(), str(GITFLOOR), "v1", "v2", "--changed-only"],
+            base / "git",
+        ),
         "snapdiff git": ([*snapdiff, "v1", "v2"], base / "git"),
         "snapdiff --version": ([*snapdiff, "--version"], base),
     }
@@ -167,13 +182,18 @@ def main() -> int:
                 f"  {name:<20} {seconds:7.3f} s   peak RSS {rss / 1024:7.0f} MiB   CPU {cpu:6.3f} s"
             )
         floor, git_stat = result["floor"][0], result["git diff --stat"][0]
-        print(f"  ratio snapdiff dir / floor            {result['snapdiff dir'][0] / floor:5.2f}")
-        print(
-            f"  ratio snapdiff git / git diff --stat  {result['snapdiff git'][0] / git_stat:5.2f}"
-        )
         cores = os.cpu_count() or 1  # no wall time can be less than the CPU time over the cores
-        best = result["snapdiff git"][2] / cores / git_stat
-        print(f"  the same with every core busy         {best:5.2f}  (CPU / {cores} cores)")
+        ratios = {
+            "snapdiff dir / floor": result["snapdiff dir"][0] / floor,
+            "snapdiff git / git diff --stat": result["snapdiff git"][0] / git_stat,
+            f"snapdiff git CPU / {cores} cores / git diff --stat": result["snapdiff git"][2]
+            / cores
+            / git_stat,
+            "git floor / git diff --stat": result["git floor"][0] / git_stat,
+            "git floor, changed / git diff --stat": result["git floor, changed"][0] / git_stat,
+        }
+        for label, ratio in ratios.items():
+            print(f"  ratio {label:<38} {ratio:5.2f}")
     return 0
 
 
