@@ -6,6 +6,7 @@ import dataclasses
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping
 
+from .coverage import stack_coverage
 from .entries import Entries
 from .explain import describe_fields, explain
 from .filters import apply_filters
@@ -177,58 +178,6 @@ def _package_change(
     )
 
 
-Coverage = dict[Key, tuple[int, set[str]]]  # (tag, stack) -> (spec count, package names)
-
-
-def _counts(pages: Mapping[Key, Page], keys: Iterable[Key]) -> Counter[Key]:
-    """Spec count of every (tag, stack) over some pages (those both sides hold alike)."""
-    counts: Counter[Key] = Counter()
-    for key in keys:
-        tag = key[0]
-        for stack, count in pages[key].stack_counts:
-            counts[(tag, stack)] += count
-    return counts
-
-
-def _coverage(pages: Mapping[Key, Page], keys: Iterable[Key]) -> Coverage:
-    """Spec count and package names of every (tag, stack) over some pages (those that differ)."""
-    coverage: Coverage = {}
-    for key in keys:
-        page = pages.get(key)
-        if page is None:
-            continue
-        tag, name = key
-        for stack, count in page.stack_counts:
-            found = coverage.get((tag, stack))
-            if found is None:
-                coverage[(tag, stack)] = (count, {name})
-            else:
-                found[1].add(name)
-                coverage[(tag, stack)] = (found[0] + count, found[1])
-    return coverage
-
-
-def _stack_changes(same: Counter[Key], before: Coverage, after: Coverage) -> list[StackChange]:
-    """Every (tag, stack) whose spec count or package set differs.
-
-    Pages both sides hold alike add the same specs and packages to both sides (`same` counts
-    them), so only the pages that differ can change a stack; a package is on one page a tag.
-    """
-    changes = []
-    for key in sorted(before.keys() | after.keys()):
-        old_count, old_pkgs = before.get(key, (0, set()))
-        new_count, new_pkgs = after.get(key, (0, set()))
-        gained, lost = tuple(sorted(new_pkgs - old_pkgs)), tuple(sorted(old_pkgs - new_pkgs))
-        if old_count == new_count and not gained and not lost:
-            continue
-        status = "changed"
-        if key not in same:  # else unchanged pages hold it on both sides
-            status = "added" if key not in before else "removed" if key not in after else status
-        base = same[key]
-        changes.append(StackChange(*key, status, base + old_count, base + new_count, gained, lost))
-    return changes
-
-
 def _summary(packages: list[PackageChange], stacks: list[StackChange]) -> Summary:
     status = Counter(p.status for p in packages)
     bumps = Counter(p.bump.kind for p in packages if p.bump)
@@ -305,14 +254,12 @@ def diff_snapshots(
         )
         if change is not None:
             packages.append(change)
-    same = _counts(new_pages, old_pages.keys() - set(differing))  # content equal: counted once
-    before, after = _coverage(old_pages, differing), _coverage(new_pages, differing)
-    stacks = _stack_changes(same, before, after)
+    stacks, stacks_old, stacks_new = stack_coverage(old_pages, new_pages, differing)
     warnings = tuple(sorted(set(old.warnings) | set(new.warnings)))
     summary = _summary(packages, stacks)
     return Report(
-        _side(old, len(same.keys() | before.keys())),
-        _side(new, len(same.keys() | after.keys())),
+        _side(old, stacks_old),
+        _side(new, stacks_new),
         summary,
         tuple(packages),
         tuple(stacks),
