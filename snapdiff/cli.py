@@ -15,7 +15,7 @@ from .options import MIN_BUDGET, filters, gates, log_parser, parse, presets
 __all__ = ["main"]
 
 if TYPE_CHECKING:
-    from .model import Report
+    from .report import Report
 
 
 def write_atomically(path: str, text: str) -> None:

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .model import Report
+from .report import Report
 
 __all__ = [
     "SECTIONS",

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from .model import Page, StackChange
+from .model import Page
+from .report import StackChange
 
 __all__ = ["stack_coverage"]
 

@@ -10,18 +10,14 @@ from .coverage import stack_coverage
 from .entries import Entries
 from .explain import describe_fields, explain
 from .filters import apply_filters
-from .model import (
+from .model import Entry, Filters, Page, Snapshot, Spec
+from .report import (
     Bump,
-    Entry,
     FieldChange,
-    Filters,
     PackageChange,
-    Page,
     Report,
     Sentence,
     Side,
-    Snapshot,
-    Spec,
     SpecChange,
     StackChange,
     Summary,

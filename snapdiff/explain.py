@@ -6,7 +6,8 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .model import Configuration, Explanation, Migration, Pair, Sentence, Spec, SpecChange
+from .model import Configuration, Spec
+from .report import Explanation, Migration, Pair, Sentence, SpecChange
 from .versions import sort_versions, version_key
 
 __all__ = ["describe_fields", "explain"]

@@ -6,7 +6,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 
 from .diff import diff_snapshots
-from .model import Filters, Report, Snapshot
+from .model import Filters, Snapshot
+from .report import Report
 from .sources import Options, load_history
 
 __all__ = ["Flap", "History", "PackagePath", "Step", "history"]

@@ -21,7 +21,7 @@ from .context import (
     some,
 )
 from .errors import TemplateError
-from .model import Report
+from .report import Report
 from .report_json import history_to_dict, report_to_dict
 
 if TYPE_CHECKING:  # `snapdiff log` only: the diff path need not import it

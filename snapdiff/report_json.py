@@ -6,17 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import orjson
 
-from .model import (
-    Bump,
-    Configuration,
-    Migration,
-    PackageChange,
-    Pair,
-    Report,
-    Side,
-    SpecChange,
-    StackChange,
-)
+from .model import Configuration
+from .report import Bump, Migration, PackageChange, Pair, Report, Side, SpecChange, StackChange
 
 if TYPE_CHECKING:  # `snapdiff log` only: the diff path need not import it
     from .history import History

@@ -10,7 +10,7 @@ import pytest
 from pagegen import page_text, spec, write_page
 
 from snapdiff.diff import diff_snapshots
-from snapdiff.model import Report
+from snapdiff.report import Report
 from snapdiff.report_json import report_to_dict
 from snapdiff.sources import load_snapshots
 

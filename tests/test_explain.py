@@ -12,7 +12,8 @@ from pagegen import HISTORY, SEEDS, load_real, spec, write_page
 
 from snapdiff.cli import main
 from snapdiff.diff import diff_snapshots
-from snapdiff.model import Filters, Report, Spec
+from snapdiff.model import Filters, Spec
+from snapdiff.report import Report
 from snapdiff.report_json import report_to_dict
 from snapdiff.sources import Options, load_snapshots
 from snapdiff.versions import sort_versions
