@@ -192,8 +192,9 @@ def main() -> int:
             "git floor / git diff --stat": result["git floor"][0] / git_stat,
             "git floor, changed / git diff --stat": result["git floor, changed"][0] / git_stat,
         }
+        width = max(map(len, ratios))
         for label, ratio in ratios.items():
-            print(f"  ratio {label:<38} {ratio:5.2f}")
+            print(f"  ratio {label:<{width}} {ratio:5.2f}")
     return 0
 
 
