@@ -18,8 +18,7 @@ PRESETS = {
 # removals and losses. (section, rows it keeps at this step); "bumps" keeps its downgrades first.
 CUT_ORDER = (
     ("explained", 0),
-    ("stack_moves", 0),
-    ("migrations", 0),
+    ("package_stacks", 0),
     ("other_changed", 0),
     ("stack_gains", 0),
     ("added", 0),

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from .report import Report
+from .report import Change, Report
 
 __all__ = [
     "SECTIONS",
@@ -33,15 +33,27 @@ SECTIONS = (
     ("bumps", "Version updates", "package"),
     ("removed", "Removed packages", "package"),
     ("stack_losses", "Stacks that lost coverage", "stack"),
-    ("migrations", "Migrations", "migration"),
     ("other_changed", "Other changed packages", "package"),
     ("added", "New packages", "package"),
     ("stack_gains", "Stacks that gained coverage", "stack"),
-    ("stack_moves", "Stacks gained and lost per package", "package"),
+    ("package_stacks", "Stacks gained and lost per package", "package"),
     ("explained", "What changed, package by package", "package"),
 )
 
 _BACKTICKS = re.compile(r"`+")
+# What happened to the specs of each class of explanation (SPEC section 2a), in a summary line
+CLASS_WORDS = {
+    "rebuilt": "rebuilt (same version and configuration, new hash)",
+    "upgrade": "upgraded in a configuration kept",
+    "downgrade": "downgraded in a configuration kept",
+    "version-retired": "of versions retired from a configuration kept",
+    "version-added": "of versions added to a configuration kept",
+    "more-builds": "more builds of a version kept",
+    "fewer-builds": "fewer builds of a version kept",
+    "new-configuration": "in new configurations",
+    "dropped-configuration": "in dropped configurations",
+    "migration": "in configurations that migrated",
+}
 
 
 class Safe(str):
@@ -109,52 +121,50 @@ def _labelled(entries: Iterable[dict[str, Any]], multi_tag: bool) -> list[dict[s
     return [dict(e, label=f"{e['tag']}/{e['name']}" if multi_tag else e["name"]) for e in entries]
 
 
-def migrations(packages: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Migrations of every package gathered: one row per (platform, dimension, from, to)."""
-    rows: dict[tuple[str, str, tuple[str, ...], tuple[str, ...]], dict[str, Any]] = {}
-    for p in packages:
-        for m in p["migrations"]:
-            key = (m["platform"], m["dimension"], tuple(m["old"]), tuple(m["new"]))
-            row = rows.setdefault(
-                key,
-                {
-                    "platform": key[0],
-                    "dimension": Safe(key[1]),
-                    "old": list(key[2]),
-                    "new": list(key[3]),
-                    "packages": [],
-                    "specs_old": 0,
-                    "specs_new": 0,
-                },
-            )
-            row["packages"].append(p["label"])
-            row["specs_old"] += m["specs_old"]
-            row["specs_new"] += m["specs_new"]
-    return sorted(
-        rows.values(),
-        key=lambda r: (
-            -r["specs_old"] - r["specs_new"],
-            r["platform"],
-            r["dimension"],
-            r["old"],
-            r["new"],
-        ),
+def spack1_compilers(change: Change) -> bool:
+    """A migration of Spack 1.0's: from a compiler to no compiler (`none`), nothing else moved."""
+    return (
+        change.kind == "migration"
+        and change.dimensions == ("compiler",)
+        and all(c[3] == "none" for c in change.configurations_new)
     )
+
+
+def _spack1(report: Report, labels: dict[tuple[str, str], str]) -> dict[str, Any] | None:
+    """The Spack 1.0 move to no compiler, said once for the report rather than per package."""
+    moved = [(p, c) for p in report.packages for c in p.changes if spack1_compilers(c)]
+    if not moved:
+        return None
+    return {
+        "packages": sorted({labels[(p.tag, p.name)] for p, _ in moved}),
+        "configurations": sum(len(c.configurations_old) for _, c in moved),
+        "specs_old": sum(len(c.specs_old) for _, c in moved),
+        "specs_new": sum(len(c.specs_new) for _, c in moved),
+    }
 
 
 def _explained(report: Report, labels: dict[tuple[str, str], str]) -> list[dict[str, Any]]:
     """Changed packages with their explanation sentences, as words and values."""
-    return [
-        {
-            "label": labels[(p.tag, p.name)],
-            "specs_added": len(p.specs_added),
-            "specs_removed": len(p.specs_removed),
-            "specs_changed": len(p.specs_changed),
-            "sentences": [line._asdict() for line in p.explanation.lines],
-        }
-        for p in report.packages
-        if p.status == "changed" and p.explanation.lines
-    ]
+    rows = []
+    for p in report.packages:
+        said = [c.sentence for c in p.changes if not spack1_compilers(c)] + list(p.kept)
+        if p.status == "changed" and (said or p.changes):
+            rows.append(
+                {
+                    "label": labels[(p.tag, p.name)],
+                    "specs_added": len(p.specs_added),
+                    "specs_removed": len(p.specs_removed),
+                    "specs_changed": len(p.specs_changed),
+                    "sentences": [line._asdict() for line in said],
+                    "spack1": any(spack1_compilers(c) for c in p.changes),
+                }
+            )
+    return rows
+
+
+def _classes(counts: Mapping[str, Mapping[str, int]], side: str) -> list[tuple[int, Safe]]:
+    """(specs, what happened to them) of each class with specs on one side, in class order."""
+    return [(c[side], Safe(CLASS_WORDS[kind])) for kind, c in counts.items() if c[side]]
 
 
 def _loses(stack: dict[str, Any]) -> bool:
@@ -177,12 +187,11 @@ def section_rows(report: Report, data: dict[str, Any]) -> dict[str, list[dict[st
     return {
         "bumps": bumps,
         "removed": [p for p in packages if p["status"] == "removed"],
-        "stack_losses": [s for s in stacks if _loses(s)],
-        "migrations": migrations(changed),
+        "stack_losses": [s for s in stacks if _loses(s) and not s["whole"]],
         "other_changed": [p for p in changed if not p["bump"]],
         "added": [p for p in packages if p["status"] == "added"],
-        "stack_gains": [s for s in stacks if not _loses(s)],
-        "stack_moves": [p for p in changed if p["stacks_added"] or p["stacks_removed"]],
+        "stack_gains": [s for s in stacks if not _loses(s) and not s["whole"]],
+        "package_stacks": [p for p in changed if p["stacks_added"] or p["stacks_removed"]],
         "explained": _explained(report, {(p["tag"], p["name"]): p["label"] for p in packages}),
     }
 
@@ -231,6 +240,10 @@ def markdown_context(
     budget renders.
     """
     limits = limits or {}
+    multi_tag = len({p["tag"] for p in data["packages"]} | {s["tag"] for s in data["stacks"]}) > 1
+    labels = {
+        (p.tag, p.name): f"{p.tag}/{p.name}" if multi_tag else p.name for p in report.packages
+    }
     releases = data["old"]["tags"] != data["new"]["tags"]
     return {
         "report": data,
@@ -246,5 +259,13 @@ def markdown_context(
         "new_stacks": [s["label"] for s in rows["stack_gains"] if s["status"] == "added"],
         "removed_stacks": [s["label"] for s in rows["stack_losses"] if s["status"] == "removed"],
         "filters": [(Safe(name), list(globs)) for name, globs in report.filters.applied],
+        "root_is_total": any(s["whole"] for s in data["stacks"]),
+        "stack_moves": [
+            dict(m, dimension=Safe(m["dimension"]))  # os, target or compiler: snapdiff's words
+            for m in _labelled(({"name": m["stack"], **m} for m in data["stack_moves"]), multi_tag)
+        ],
+        "spack1": _spack1(report, labels),
+        "added_by_class": _classes(data["specs_by_class"], "added"),
+        "removed_by_class": _classes(data["specs_by_class"], "removed"),
         "warnings": data["warnings"],
     }

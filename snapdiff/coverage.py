@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from .model import Page
-from .report import StackChange
+from .report import StackChange, StackMove
 
-__all__ = ["stack_coverage"]
+__all__ = ["ROOT", "stack_coverage", "stack_moves"]
+
+ROOT = "root"  # the merged cache that holds every spec (SPEC section 1)
+MOVE_DIMENSIONS = {"os": 0, "target": 2, "compiler": 3}  # places in a Configuration
 
 Key = tuple[str, str]  # (tag, package name) of a page; (tag, stack) of a stack
 Coverage = dict[Key, tuple[int, set[str]]]  # (tag, stack) -> (spec count, package names)
@@ -63,15 +67,95 @@ def _stack_changes(same: Counter[Key], before: Coverage, after: Coverage) -> lis
     return changes
 
 
+def _totals(pages: Mapping[Key, Page]) -> Counter[str]:
+    """Specs per tag."""
+    totals: Counter[str] = Counter()
+    for (tag, _), page in pages.items():
+        totals[tag] += page.spec_count
+    return totals
+
+
+def _mark_whole(
+    changes: list[StackChange], old: Mapping[Key, Page], new: Mapping[Key, Page]
+) -> list[StackChange]:
+    """`root` marked as the whole tag where it holds every spec of its tag on both sides (a
+    `root` added or removed with its tag stays a stack row: the tag itself came or went)."""
+    if not any(c.name == ROOT for c in changes):
+        return changes
+    totals_old, totals_new = _totals(old), _totals(new)
+    return [
+        dataclasses.replace(c, whole=True)
+        if c.name == ROOT
+        and c.status == "changed"
+        and (c.specs_old, c.specs_new) == (totals_old[c.tag], totals_new[c.tag])
+        else c
+        for c in changes
+    ]
+
+
 def stack_coverage(
     old: Mapping[Key, Page], new: Mapping[Key, Page], differing: list[Key]
-) -> tuple[list[StackChange], int, int]:
-    """Every stack added, removed or changed, and how many stacks each side holds.
+) -> tuple[list[StackChange], list[StackMove], int, int]:
+    """Every stack added, removed or changed, the stacks that moved, and how many stacks each
+    side holds.
 
     `differing` lists the pages whose content differs (or that one side lacks); the others are
     equal on both sides and only counted, once.
     """
     same = _counts(new, old.keys() - set(differing))
     before, after = _coverage(old, differing), _coverage(new, differing)
-    changes = _stack_changes(same, before, after)
-    return changes, len(same.keys() | before.keys()), len(same.keys() | after.keys())
+    changes = _mark_whole(_stack_changes(same, before, after), old, new)
+    # a stack that an unchanged page holds keeps that page's values on both sides: no move
+    candidates = sorted((before.keys() & after.keys()) - same.keys())
+    moves = stack_moves(old, new, differing, candidates, before, after) if candidates else []
+    return changes, moves, len(same.keys() | before.keys()), len(same.keys() | after.keys())
+
+
+Values = dict[Key, dict[str, set[str]]]  # (tag, stack) -> dimension -> values of its specs
+
+
+def _values(pages: Mapping[Key, Page], differing: list[Key], stacks: set[Key]) -> Values:
+    """Per stack of `stacks` and per dimension, the values its specs have over some pages."""
+    values: Values = {key: {d: set() for d in MOVE_DIMENSIONS} for key in stacks}
+    tags = {tag for tag, _ in stacks}
+    for key in differing:
+        page = pages.get(key)
+        if key[0] not in tags or page is None or page.entries is None:
+            continue
+        for name, configs in page.entries.configurations_by_stack().items():
+            found = values.get((key[0], name))
+            if found is None:
+                continue
+            for dimension, place in MOVE_DIMENSIONS.items():
+                found[dimension].update(str(config[place]) for config in configs)
+    return values
+
+
+def stack_moves(
+    old: Mapping[Key, Page],
+    new: Mapping[Key, Page],
+    differing: list[Key],
+    candidates: list[Key],
+    before: Coverage,
+    after: Coverage,
+) -> list[StackMove]:
+    """Stacks whose specs all had values in one set along a dimension and now all in another,
+    the sets disjoint (SPEC section 2a); `candidates` are held by differing pages only."""
+    moves = []
+    values_old = _values(old, differing, set(candidates))
+    values_new = _values(new, differing, set(candidates))
+    for key in candidates:
+        was, now = values_old[key], values_new[key]
+        for dimension in MOVE_DIMENSIONS:
+            if was[dimension] and now[dimension] and not was[dimension] & now[dimension]:
+                moves.append(
+                    StackMove(
+                        *key,
+                        dimension,
+                        tuple(sorted(was[dimension])),
+                        tuple(sorted(now[dimension])),
+                        before[key][0],
+                        after[key][0],
+                    )
+                )
+    return moves

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable, Mapping
 
 from .coverage import stack_coverage
 from .entries import Entries
-from .explain import describe_fields, explain
+from .explain import describe_fields, explain, rebuilt_count
 from .filters import apply_filters
 from .model import Entry, Filters, Page, Snapshot, Spec
 from .report import (
@@ -97,16 +97,6 @@ def _bump(old_versions: list[str], new_versions: list[str]) -> Bump | None:
     return Bump(old, new, kind, bump_kind(old, new))
 
 
-def _values(entries: Entries) -> dict[tuple[str, str], set[str]]:
-    """Per platform, the os, target and compiler values a package's specs have (normalised)."""
-    values: dict[tuple[str, str], set[str]] = defaultdict(set)
-    for os, platform, target, compiler, _ in entries.configurations():
-        values[(platform, "os")].add(os)
-        values[(platform, "target")].add(target)
-        values[(platform, "compiler")].add(compiler)
-    return values
-
-
 def _package_change(
     key: Key,
     old: Page | None,
@@ -145,13 +135,12 @@ def _package_change(
     changed.sort(key=lambda c: c.hash)
     if old is not None and new is not None and not (added or removed or changed):
         return None
-    explanation = explain(
-        [Spec.from_entry(old_entries[h]) for h in removed],
-        [Spec.from_entry(new_entries[h]) for h in added],
-        lambda: (_values(old_entries), _values(new_entries)),
-        new_entries.configurations,
-        changed,
-        describe,
+    removed_specs = [Spec.from_entry(old_entries[h]) for h in removed]
+    added_specs = [Spec.from_entry(new_entries[h]) for h in added]
+    changes, kept = (
+        explain(removed_specs, added_specs, old_entries, new_entries, changed)
+        if describe
+        else ((), ())
     )
     old_set, new_set = old_entries.versions, new_entries.versions
     versions_old, versions_new = sort_versions(old_set), sort_versions(new_set)
@@ -170,7 +159,9 @@ def _package_change(
         specs_changed=tuple(changed),
         stacks_added=tuple(sorted(stacks_new - stacks_old)),
         stacks_removed=tuple(sorted(stacks_old - stacks_new)),
-        explanation=explanation,
+        changes=changes,
+        kept=kept,
+        rebuilt=rebuilt_count(removed_specs, added_specs),
     )
 
 
@@ -178,7 +169,6 @@ def _summary(packages: list[PackageChange], stacks: list[StackChange]) -> Summar
     status = Counter(p.status for p in packages)
     bumps = Counter(p.bump.kind for p in packages if p.bump)
     stack_status = Counter(s.status for s in stacks)
-    explained = [p.explanation for p in packages]
     return Summary(
         packages_added=status["added"],
         packages_removed=status["removed"],
@@ -188,11 +178,7 @@ def _summary(packages: list[PackageChange], stacks: list[StackChange]) -> Summar
         specs_changed=len({(p.tag, c.hash) for p in packages for c in p.specs_changed}),
         version_bumps=bumps["upgrade"],
         version_downgrades=bumps["downgrade"],
-        specs_rebuilt=sum(e.count("rebuilt") for e in explained),
-        specs_upgraded=sum(e.count("upgrade") for e in explained),
-        specs_downgraded=sum(e.count("downgrade") for e in explained),
-        specs_appeared=sum(len(e.appeared) for e in explained),
-        specs_disappeared=sum(len(e.disappeared) for e in explained),
+        specs_rebuilt=sum(p.rebuilt for p in packages),
         stacks_added=stack_status["added"],
         stacks_removed=stack_status["removed"],
         stacks_changed=stack_status["changed"],
@@ -216,7 +202,7 @@ def diff_snapshots(
 ) -> Report:
     """Compare two snapshots (narrowed by the filters): every package, spec and stack changed.
 
-    describe=False leaves out the explanations' migrations and sentences (classes still count).
+    describe=False leaves out the explanations (`changes`, `kept`); rebuilt specs still count.
     """
     filters = filters or Filters()
     old, new = apply_filters(old, filters), apply_filters(new, filters)
@@ -250,7 +236,7 @@ def diff_snapshots(
         )
         if change is not None:
             packages.append(change)
-    stacks, stacks_old, stacks_new = stack_coverage(old_pages, new_pages, differing)
+    stacks, moves, stacks_old, stacks_new = stack_coverage(old_pages, new_pages, differing)
     warnings = tuple(sorted(set(old.warnings) | set(new.warnings)))
     summary = _summary(packages, stacks)
     return Report(
@@ -259,7 +245,8 @@ def diff_snapshots(
         summary,
         tuple(packages),
         tuple(stacks),
-        warnings,
-        filters,
-        tuple(sorted(set(old.skipped) | set(new.skipped))),
+        stack_moves=tuple(moves),
+        warnings=warnings,
+        filters=filters,
+        skipped=tuple(sorted(set(old.skipped) | set(new.skipped))),
     )

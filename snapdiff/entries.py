@@ -18,74 +18,28 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, KeysView, Mapping
-from typing import Any
+from operator import itemgetter
 
 import orjson
 
+from .checks import FIX, check_entries, check_entry, json_value
 from .errors import InputError
-from .model import Configuration, Entry, configuration_of, normal_compiler
+from .model import Configuration, Entry, configuration_of, normal_compiler, normal_variants
+from .versions import highest
 
-__all__ = ["FIX", "Entries", "check_entries", "json_value"]
+__all__ = ["FIX", "Entries", "check_entries", "json_value"]  # the checks re-exported
 
-FIX = "regenerate the page or remove it from the snapshot"
 # One entry as the generator writes it; more keys may follow `versions`.
 _ENTRY = re.compile(
     rb'"compiler": "([^"]*)", "hash": "([^"]*)", "os": "([^"]*)", "platform": "([^"]*)", '
     rb'"size": [^,]*, "stacks": (\[[^\]]*\]), "target": "([^"]*)", '
     rb'"variants": (\[[^\]]*\]), "versions": (\[[^\]]*\])'
 )
-_LIST_KEYS = ("stacks", "versions", "variants")
-_EMPTY: list[str] = []
 # Distinct list texts seen, as sorted distinct strings (None: not a list of strings); a
 # catalogue has a few thousand, shared by its tens of thousands of entries.
 _LISTS: dict[bytes, tuple[str, ...] | None] = {}
 
 Counts = tuple[tuple[str, int], ...]  # (stack, entries in it), sorted by stack
-
-
-def json_value(key: str, value: bytes, where: str) -> Any:
-    """A one-line JSON value of a front-matter key; an error names the line and the column."""
-    try:
-        return orjson.loads(value)
-    except orjson.JSONDecodeError as exc:
-        what = f"{key} is not valid JSON ({exc.msg} at column {exc.colno + len(key) + 2})"
-        raise InputError(where, what, FIX) from None
-
-
-def _check_entry(entry: Any, source: str, index: int) -> str:
-    """The hash of one entry, after checking every type a reader relies on."""
-    if type(entry) is not dict:
-        raise InputError(source, f"spec_details[{index}] is not a mapping", FIX)
-    digest = entry.get("hash")
-    if type(digest) is not str or not digest:
-        raise InputError(source, f"spec_details[{index}] has no string 'hash'", FIX)
-    if type(entry.get("stacks")) is not list or type(entry.get("versions")) is not list:
-        raise InputError(source, f"spec {digest} has no 'stacks' or 'versions' list", FIX)
-    get = entry.get
-    if not (
-        type(get("variants", _EMPTY)) is list
-        and type(get("compiler", "")) is str
-        and type(get("os", "")) is str
-        and type(get("platform", "")) is str
-        and type(get("target", "")) is str
-    ):
-        raise InputError(source, f"spec {digest} has a field of the wrong type", FIX)
-    return digest
-
-
-def check_entries(details: Any, source: str) -> dict[str, Entry]:
-    """A parsed `spec_details` value: its entries by hash, sorted, each one checked."""
-    if not isinstance(details, list):
-        raise InputError(source, "'spec_details' is missing or not a list", FIX)
-    entries: dict[str, Entry] = {}
-    for index, entry in enumerate(details):
-        digest = _check_entry(entry, source, index)
-        if entries.setdefault(digest, entry) is not entry:
-            raise InputError(source, f"hash {digest} appears twice", FIX)
-    kinds = {type(item) for e in entries.values() for k in _LIST_KEYS for item in e.get(k, ())}
-    if not kinds <= {str}:
-        raise InputError(source, "stacks, versions and variants must list strings", FIX)
-    return dict(sorted(entries.items()))
 
 
 def _strings(text: bytes) -> tuple[str, ...] | None:
@@ -120,7 +74,7 @@ class _Line:
         self.texts: dict[str, bytes] = {}
         self.counts: Counts = ()
         self.versions: frozenset[str] = frozenset()
-        self.configurations: set[Configuration] = set()
+        self.rows: list[Row] = []
         self.ok = line == b"[]" or self._read(line)
 
     def _read(self, line: bytes) -> bool:
@@ -137,7 +91,7 @@ class _Line:
         if len(found) != count or line.count(b"{") != count or line.count(b"}") != count:
             return False  # another key order, a nested object, or a brace in a string
         columns = zip(*found, strict=True)
-        compilers, hashes, oss, platforms, stacks, targets, variants, versions = columns
+        _, hashes, _, _, stacks, _, variants, versions = columns
         # (an entry matching twice and another not at all would pair texts with wrong hashes:
         # reading an entry checks its hash, and equal texts on both sides are equal anyway)
         keys = list(map(bytes.decode, hashes))
@@ -147,34 +101,42 @@ class _Line:
             self.texts = dict(sorted(zip(keys, texts, strict=True)))
         if len(self.texts) != count or "" in self.texts:
             return False  # a hash twice, or an empty one
-        configurations = zip(oss, platforms, targets, compilers, variants, strict=True)
-        return self._lists(stacks, versions, configurations)
+        self.rows = found
+        return self._lists(stacks, versions, variants)
 
     def _lists(
-        self,
-        stacks: tuple[bytes, ...],
-        versions: tuple[bytes, ...],
-        configurations: Iterable[tuple[bytes, bytes, bytes, bytes, bytes]],
+        self, stacks: tuple[bytes, ...], versions: tuple[bytes, ...], variants: tuple[bytes, ...]
     ) -> bool:
-        """Counts, versions and configurations from the distinct texts; False if one is bad."""
-        parsed = {text: _strings(text) for text in {*stacks, *versions}}
-        distinct = set(configurations)
-        parsed.update((config[4], _strings(config[4])) for config in distinct)
+        """Counts and versions from the distinct list texts; False if one is bad."""
+        parsed = {text: _strings(text) for text in {*stacks, *versions, *variants}}
         if None in parsed.values():
             return False  # a list that is not a list of strings
         self.counts = _stack_counts((parsed[t] or (), n) for t, n in Counter(stacks).items())
         self.versions = frozenset(v for text in set(versions) for v in parsed[text] or ())
-        self.configurations = {
-            (
-                os.decode(),
-                platform.decode(),
-                target.decode(),
-                normal_compiler(compiler.decode()),
-                parsed[variants] or (),
-            )
-            for os, platform, target, compiler, variants in distinct
-        }
         return True
+
+
+# What one regular-expression match holds: compiler, hash, os, platform, stacks, target,
+# variants, versions, each as the page's bytes (lists as JSON text).
+Row = tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes]
+_CONFIG_VERSION = itemgetter(2, 3, 5, 0, 6, 7)  # os, platform, target, compiler, variants, versions
+_CONFIG_STACKS = itemgetter(2, 3, 5, 0, 6, 4)  # ... and stacks
+
+
+def _text_list(text: bytes) -> tuple[str, ...]:
+    """A list text already checked by `_Line` (so in `_LISTS`), as its sorted distinct strings."""
+    return _LISTS[text] or ()
+
+
+def spec_version(versions: Iterable[str]) -> str:
+    """The version a spec is known by (SPEC section 2a): its highest, "" when it lists none."""
+    return highest(versions) or ""
+
+
+def _configuration(
+    os: str, platform: str, target: str, compiler: str, variants: Iterable[str]
+) -> Configuration:
+    return (os, platform, target, normal_compiler(compiler), normal_variants(variants))
 
 
 class Entries(Mapping[str, Entry]):
@@ -183,7 +145,7 @@ class Entries(Mapping[str, Entry]):
     `counts` (entries per stack), `stacks` and `versions` are those of all its entries.
     """
 
-    __slots__ = ("_configurations", "_read", "_texts", "counts", "source", "stacks", "versions")
+    __slots__ = ("_read", "_rows", "_texts", "counts", "source", "stacks", "versions")
 
     def __init__(
         self,
@@ -192,7 +154,7 @@ class Entries(Mapping[str, Entry]):
         read: dict[str, Entry],
         counts: Counts,
         versions: frozenset[str],
-        configurations: set[Configuration] | None = None,
+        rows: list[Row] | None = None,
     ) -> None:
         self.source = source
         self._texts = texts  # None: every entry was read (and checked) up front
@@ -200,7 +162,7 @@ class Entries(Mapping[str, Entry]):
         self.counts = counts
         self.stacks = frozenset(stack for stack, _ in counts)
         self.versions = versions
-        self._configurations = configurations
+        self._rows = rows  # the regular expression's matches, when read as text
 
     @classmethod
     def from_line(cls, line: bytes, source: str) -> Entries | None:
@@ -208,7 +170,7 @@ class Entries(Mapping[str, Entry]):
         found = _Line(line)
         if not found.ok:
             return None
-        return cls(source, found.texts, {}, found.counts, found.versions, found.configurations)
+        return cls(source, found.texts, {}, found.counts, found.versions, found.rows)
 
     @classmethod
     def from_read(cls, entries: Mapping[str, Entry], source: str) -> Entries:
@@ -236,7 +198,7 @@ class Entries(Mapping[str, Entry]):
         except orjson.JSONDecodeError as exc:
             what = f"the spec_details entry of hash {digest} is not valid JSON ({exc.msg})"
             raise InputError(self.source, what, FIX) from None
-        if _check_entry(entry, self.source, 0) != digest:
+        if check_entry(entry, self.source, 0) != digest:
             raise InputError(self.source, f"spec {digest} names its hash twice", FIX)
         return entry
 
@@ -271,8 +233,47 @@ class Entries(Mapping[str, Entry]):
             for digest in self if other is None else self.differing(other):
                 self[digest]  # read for its checks
 
-    def configurations(self) -> set[Configuration]:
-        """The configurations (os, platform, target, compiler, variants) of the entries."""
-        if self._configurations is None:
-            self._configurations = {configuration_of(entry) for entry in self._read.values()}
-        return self._configurations
+    def _facets(self, stacks: bool) -> Iterator[tuple[Configuration, str, tuple[str, ...]]]:
+        """(configuration, version or "", stacks or ()) of every entry, repeats allowed."""
+        if self._rows is not None:
+            pick = _CONFIG_STACKS if stacks else _CONFIG_VERSION
+            for os, platform, target, compiler, variants, last in set(map(pick, self._rows)):
+                config = _configuration(
+                    os.decode(),
+                    platform.decode(),
+                    target.decode(),
+                    compiler.decode(),
+                    _text_list(variants),
+                )
+                listed = _text_list(last)
+                yield (config, "", listed) if stacks else (config, spec_version(listed), ())
+            return
+        for entry in self._read.values():
+            config = configuration_of(entry)
+            if stacks:
+                yield config, "", tuple(entry["stacks"])
+            else:
+                yield config, spec_version(entry["versions"]), ()
+
+    def versions_by_configuration(self) -> dict[Configuration, set[str]]:
+        """Each configuration of the entries with the versions built in it (SPEC section 2a)."""
+        found: dict[Configuration, set[str]] = {}
+        for config, version, _ in self._facets(stacks=False):
+            found.setdefault(config, set()).add(version)
+        return found
+
+    def configurations_by_stack(self) -> dict[str, set[Configuration]]:
+        """Each stack of the entries with the configurations of its specs."""
+        found: dict[str, set[Configuration]] = {}
+        for config, _, stacks in self._facets(stacks=True):
+            for stack in stacks:
+                found.setdefault(stack, set()).add(config)
+        return found
+
+    def compiler_spellings(self) -> dict[str, str]:
+        """Each normalised compiler of the entries as this page spells it (`@=` read as `@`)."""
+        if self._rows is not None:
+            raw = {row[0].decode() for row in self._rows}
+        else:
+            raw = {str(entry.get("compiler", "")) for entry in self._read.values()}
+        return {normal_compiler(c): c.replace("@=", "@") for c in sorted(raw)}

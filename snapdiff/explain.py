@@ -1,139 +1,23 @@
-"""Explain a package's added and removed specs: rebuilds, version moves, migrations (SPEC §2)."""
+"""Explain a package's added and removed specs (SPEC section 2a), and its specs kept by hash."""
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping
+from collections import Counter
+from collections.abc import Iterable
 from typing import Any
 
-from .model import Configuration, Spec
-from .report import Explanation, Migration, Pair, Sentence, SpecChange
-from .versions import sort_versions, version_key
+from .claims import describe
+from .classify import classify
+from .entries import Entries, spec_version
+from .migrations import find_migrations
+from .model import Spec
+from .report import Change, Sentence, SpecChange
 
-__all__ = ["describe_fields", "explain"]
-
-_DIMENSIONS = ("os", "target", "compiler")
-
-
-def _version(spec: Spec) -> str:
-    """The version a spec is known by: its highest, when it lists several."""
-    if len(spec.versions) == 1:
-        return spec.versions[0]
-    return sort_versions(spec.versions)[-1] if spec.versions else ""
-
-
-def _pair_configuration(
-    config: Configuration, removed: list[Spec], added: list[Spec]
-) -> tuple[list[Pair], list[Spec], list[Spec]]:
-    """Pairs within one configuration: equal versions first (rebuilds), then in version order."""
-    by_version: dict[object, list[Spec]] = defaultdict(list)
-    for spec in sorted(added, key=lambda s: s.hash):
-        by_version[version_key(_version(spec))].append(spec)
-    pairs, left_removed = [], []
-    for old in sorted(removed, key=lambda s: (version_key(_version(s)), s.hash)):
-        same = by_version.get(version_key(_version(old)))
-        if same:
-            new = same.pop(0)
-            pairs.append(Pair(old.hash, new.hash, _version(old), _version(new), "rebuilt", config))
-        else:
-            left_removed.append(old)
-    left_added = sorted(
-        (s for group in by_version.values() for s in group),
-        key=lambda s: (version_key(_version(s)), s.hash),
-    )
-    for old, new in zip(left_removed, left_added, strict=False):
-        up = version_key(_version(new)) > version_key(_version(old))
-        kind = "upgrade" if up else "downgrade"
-        pairs.append(Pair(old.hash, new.hash, _version(old), _version(new), kind, config))
-    count = min(len(left_removed), len(left_added))
-    return pairs, left_removed[count:], left_added[count:]
-
-
-Values = Mapping[tuple[str, str], set[str]]  # (platform, dimension) -> values on one side
-
-
-def _migrations(old: Values, new: Values, gone: list[Spec], came: list[Spec]) -> list[Migration]:
-    """Per platform and dimension: values no new spec has any more, values no old spec had."""
-    found = []
-    for platform in sorted({p for p, _ in old.keys() | new.keys()}):
-        for name in _DIMENSIONS:
-            before, after = old.get((platform, name), set()), new.get((platform, name), set())
-            dropped, arrived = sorted(before - after), sorted(after - before)
-            specs_old = sum(
-                1 for s in gone if s.platform == platform and getattr(s, name) in dropped
-            )
-            specs_new = sum(
-                1 for s in came if s.platform == platform and getattr(s, name) in arrived
-            )
-            if specs_old or specs_new:
-                found.append(
-                    Migration(platform, name, tuple(dropped), tuple(arrived), specs_old, specs_new)
-                )
-    return found
+__all__ = ["describe_fields", "explain", "rebuilt_count"]
 
 
 def _specs(count: int) -> str:
-    return f"{count} spec{'' if count == 1 else 's'}"
-
-
-def _slots(values: tuple[str, ...] | list[str]) -> str:
-    """`{}, {}` for a list of values, each filled in (and marked up) on its own."""
-    return ", ".join("{}" for _ in values)
-
-
-def _pair_lines(
-    pairs: list[Pair], configurations: Callable[[], set[Configuration]]
-) -> list[Sentence]:
-    """One sentence per identical change, however many configurations it happened on."""
-    if not pairs:
-        return []
-    per_platform = Counter(config[1] for config in configurations())
-    groups: dict[tuple[str, str, str], list[Pair]] = defaultdict(list)
-    for pair in pairs:
-        groups[(pair.kind, pair.old_version, pair.new_version)].append(pair)
-    lines = []
-    for (kind, old, new), group in sorted(
-        groups.items(), key=lambda item: (item[0][0] != "downgrade", -len(item[1]), item[0])
-    ):
-        configs = {pair.configuration for pair in group}
-        platforms = sorted({config[1] for config in configs})
-        where = f"{len(configs)} configuration{'s' * (len(configs) != 1)}"
-        values: tuple[str, ...] = ()
-        if len(platforms) == 1:
-            total = per_platform[platforms[0]]
-            where = f"{len(configs)} of {total} {{}} configurations"
-            if len(configs) == total:
-                where = f"all {total} {{}} configurations" if total > 1 else "its {} configuration"
-            values = (platforms[0],)
-        extra = f" ({_specs(len(group))})" if len(group) != len(configs) else ""
-        if kind == "rebuilt":
-            lines.append(Sentence("rebuilt at {} on " + where + extra, (new, *values)))
-        else:
-            said = " (downgrade)" if kind == "downgrade" else ""
-            lines.append(Sentence("{} → {} on " + where + extra + said, (old, new, *values)))
-    return lines
-
-
-def _migration_line(m: Migration) -> Sentence:
-    """`darwin os ventura → sequoia (6 specs)`, or what was dropped and what is new."""
-    if len(m.old) == 1 and len(m.new) == 1:
-        count = _specs(m.specs_new or m.specs_old)
-        return Sentence(f"{{}} {m.dimension} {{}} → {{}} ({count})", (m.platform, *m.old, *m.new))
-    said = []
-    if m.old:
-        said.append(f"dropped {_slots(m.old)} ({_specs(m.specs_old)})")
-    if m.new:
-        said.append(f"new {_slots(m.new)} ({_specs(m.specs_new)})")
-    return Sentence(f"{{}} {m.dimension}: " + "; ".join(said), (m.platform, *m.old, *m.new))
-
-
-def _leftover_line(word: str, specs: list[Spec]) -> Sentence | None:
-    if not specs:
-        return None
-    configs = len({s.configuration() for s in specs})
-    versions = sort_versions({_version(s) for s in specs})
-    where = f"{configs} {word} configuration{'s' * (configs != 1)}"
-    return Sentence(f"{_specs(len(specs))} in {where} ({_slots(versions)})", tuple(versions))
+    return f"{count:,} spec{'' if count == 1 else 's'}"
 
 
 def _record(spec: Spec) -> dict[str, Any]:
@@ -177,49 +61,34 @@ def _stack_lines(changed: list[SpecChange]) -> list[Sentence]:
     return lines
 
 
+def _facts(specs: Iterable[Spec]) -> list[tuple[str, Any, str]]:
+    return [(s.hash, s.configuration(), spec_version(s.versions)) for s in specs]
+
+
+def rebuilt_count(removed: Iterable[Spec], added: Iterable[Spec]) -> int:
+    """How many removed specs are rebuilt, paired one to one with an added spec of the same
+    configuration and version (SPEC section 2a), without classifying the rest."""
+    gone = Counter((config, version) for _, config, version in _facts(removed))
+    came = Counter((config, version) for _, config, version in _facts(added))
+    return sum(min(count, came[key]) for key, count in gone.items())
+
+
 def explain(
     removed: list[Spec],
     added: list[Spec],
-    values: Callable[[], tuple[Values, Values]],
-    configurations: Callable[[], set[Configuration]],
+    old: Entries,
+    new: Entries,
     changed: list[SpecChange],
-    describe: bool = True,
-) -> Explanation:
-    """Classify every removed and added spec of one package into exactly one class.
+) -> tuple[tuple[Change, ...], tuple[Sentence, ...]]:
+    """Why one package's specs were added and removed, and what changed for specs it kept.
 
-    `values` gives, per platform and dimension (os, target, compiler), the values the package's
-    specs have on each side, and `configurations` those of its new specs: both are computed only
-    when needed (for leftovers, and for pairs). describe=False classifies without migrations
-    or sentences, which a history of many commits does not show.
+    Every removed and added spec lands in exactly one record; `old` and `new` are the
+    package's entries on each side, whose configurations and versions the records refer to.
     """
-    by_config: dict[Configuration, tuple[list[Spec], list[Spec]]] = defaultdict(lambda: ([], []))
-    for spec in removed:
-        by_config[spec.configuration()][0].append(spec)
-    for spec in added:
-        by_config[spec.configuration()][1].append(spec)
-    pairs: list[Pair] = []
-    gone: list[Spec] = []
-    came: list[Spec] = []
-    for config in sorted(by_config):
-        found, left_removed, left_added = _pair_configuration(config, *by_config[config])
-        pairs += found
-        gone += left_removed
-        came += left_added
-    migrations = _migrations(*values(), gone, came) if describe and (gone or came) else []
-    lines: list[Sentence] = []
-    if describe:
-        lines += _pair_lines(pairs, configurations)
-        lines += [_migration_line(m) for m in migrations]
-        lines += [
-            line
-            for line in (_leftover_line("new", came), _leftover_line("dropped", gone))
-            if line is not None
-        ]
-        lines += _stack_lines(changed)
-    return Explanation(
-        tuple(sorted(pairs, key=lambda p: p.new)),
-        tuple(sorted(s.hash for s in came)),
-        tuple(sorted(s.hash for s in gone)),
-        tuple(migrations),
-        tuple(lines),
-    )
+    changes: tuple[Change, ...] = ()
+    if removed or added:
+        side_old, side_new = old.versions_by_configuration(), new.versions_by_configuration()
+        facts = find_migrations(classify(_facts(removed), _facts(added), side_old, side_new))
+        spelling = old.compiler_spellings() | new.compiler_spellings()
+        changes = describe(facts, side_old, side_new, spelling)
+    return changes, tuple(_stack_lines(changed))

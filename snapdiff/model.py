@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -60,7 +60,7 @@ class Spec(NamedTuple):
             entry.get("os", ""),
             entry.get("platform", ""),
             entry.get("target", ""),
-            tuple(sorted(set(entry.get("variants", ())))),
+            normal_variants(entry.get("variants", ())),
             tuple(sorted(set(entry["stacks"]))),
             entry.get("size"),
             extra,
@@ -86,9 +86,20 @@ class Spec(NamedTuple):
         return (self.os, self.platform, self.target, self.compiler, self.variants)
 
 
+# Compilers Spack 1.0 names by package (SPEC section 2a); older pages use the short name.
+_COMPILER_PACKAGES = {"oneapi": "intel-oneapi-compilers", "clang": "llvm"}
+
+
 def normal_compiler(compiler: str) -> str:
-    """A compiler spelled `gcc@=11.4.0` (older pages) is `gcc@11.4.0`."""
-    return compiler.replace("@=", "@")
+    """A compiler as Spack 1.0 names it: `gcc@=11.4.0` is `gcc@11.4.0`, `oneapi@X` is
+    `intel-oneapi-compilers@X`, `clang@X` is `llvm@X`."""
+    name, at, version = compiler.replace("@=", "@").partition("@")
+    return f"{_COMPILER_PACKAGES.get(name, name)}{at}{version}"
+
+
+def normal_variants(variants: Iterable[str]) -> tuple[str, ...]:
+    """Variants as a sorted set, Spack 1.0's multi-valued `name:=value` read as `name=value`."""
+    return tuple(sorted({v.replace(":=", "=", 1) if ":=" in v else v for v in variants}))
 
 
 def compiler_of(entry: Mapping[str, Any]) -> str:
@@ -103,7 +114,7 @@ def configuration_of(entry: Mapping[str, Any]) -> Configuration:
         entry.get("platform", ""),
         entry.get("target", ""),
         compiler_of(entry),
-        tuple(sorted(set(entry.get("variants", ())))),
+        normal_variants(entry.get("variants", ())),
     )
 
 

@@ -3,21 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import Literal, NamedTuple, get_args
 
 from .model import Configuration, Filters
 
 __all__ = [
+    "CHANGE_CLASSES",
     "Bump",
-    "Explanation",
+    "Change",
+    "ChangeClass",
     "FieldChange",
-    "Migration",
     "PackageChange",
     "Report",
     "Sentence",
     "Side",
     "SpecChange",
     "StackChange",
+    "StackMove",
     "Summary",
 ]
 
@@ -78,43 +80,41 @@ class Sentence(NamedTuple):
         return self.words.format(*self.values)
 
 
-@dataclass(frozen=True, slots=True)
-class Pair:
-    """A removed spec and an added one of the same package and configuration."""
+NO_SENTENCE = Sentence("")  # a record not yet said in words
 
-    old: str  # hash
-    new: str  # hash
-    old_version: str
-    new_version: str
-    kind: str  # "rebuilt" (same version) | "upgrade" | "downgrade"
-    configuration: Configuration
-
-
-@dataclass(frozen=True, slots=True)
-class Migration:
-    """Values of one dimension that left a package's specs, arrived, or replaced each other."""
-
-    platform: str  # values are compared within one platform (linux, darwin)
-    dimension: str  # "os" | "compiler" | "target"
-    old: tuple[str, ...]  # values no spec of the package has any more
-    new: tuple[str, ...]  # values no spec of the package had before
-    specs_old: int  # disappeared specs with an old value
-    specs_new: int  # appeared specs with a new value
+ChangeClass = Literal[
+    "rebuilt",
+    "upgrade",
+    "downgrade",
+    "version-retired",
+    "version-added",
+    "more-builds",
+    "fewer-builds",
+    "new-configuration",
+    "dropped-configuration",
+    "migration",
+]
+CHANGE_CLASSES: tuple[ChangeClass, ...] = get_args(ChangeClass)
 
 
 @dataclass(frozen=True, slots=True)
-class Explanation:
-    """Why a package's specs were added and removed: every one lands in exactly one class."""
+class Change:
+    """One explanation of SPEC section 2a: a claim about some of a package's added and removed
+    specs, with its evidence (the configurations, versions and hashes it is about).
 
-    pairs: tuple[Pair, ...]  # rebuilt, upgraded and downgraded, sorted by new hash
-    appeared: tuple[str, ...]  # added specs of a configuration no removed spec had
-    disappeared: tuple[str, ...]  # removed specs of a configuration no added spec has
-    migrations: tuple[Migration, ...]
-    lines: tuple[Sentence, ...]  # the same, said in a few sentences
+    The configurations are those on each side (the same but for migrations); a migration's
+    `dimensions` are the ones along which its configurations differ.
+    """
 
-    def count(self, kind: str) -> int:
-        """How many pairs are of this kind."""
-        return sum(1 for pair in self.pairs if pair.kind == kind)
+    kind: ChangeClass
+    configurations_old: tuple[Configuration, ...]
+    configurations_new: tuple[Configuration, ...]
+    versions_old: tuple[str, ...]
+    versions_new: tuple[str, ...]
+    specs_old: tuple[str, ...]
+    specs_new: tuple[str, ...]
+    dimensions: tuple[str, ...] = ()
+    sentence: Sentence = NO_SENTENCE
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +134,9 @@ class PackageChange:
     specs_changed: tuple[SpecChange, ...]
     stacks_added: tuple[str, ...]
     stacks_removed: tuple[str, ...]
-    explanation: Explanation
+    changes: tuple[Change, ...]  # why specs were added and removed (empty when not described)
+    kept: tuple[Sentence, ...] = ()  # what changed for specs on both sides (stacks, fields)
+    rebuilt: int = 0  # removed specs rebuilt: same configuration and version, new hash
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +150,7 @@ class StackChange:
     specs_new: int
     packages_gained: tuple[str, ...]
     packages_lost: tuple[str, ...]
+    whole: bool = False  # `root` holding every spec of its tag on both sides: the tag's total
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,11 +165,7 @@ class Summary:
     specs_changed: int
     version_bumps: int
     version_downgrades: int
-    specs_rebuilt: int  # pairs: each is one added and one removed spec
-    specs_upgraded: int
-    specs_downgraded: int
-    specs_appeared: int
-    specs_disappeared: int
+    specs_rebuilt: int  # rebuilt pairs: each is one added and one removed spec
     stacks_added: int
     stacks_removed: int
     stacks_changed: int
@@ -188,6 +187,20 @@ class Summary:
 
 
 @dataclass(frozen=True, slots=True)
+class StackMove:
+    """A stack whose specs all had values in `old` along one dimension and now all have values in
+    `new`, the two sets disjoint (SPEC section 2a)."""
+
+    tag: str
+    stack: str
+    dimension: str
+    old: tuple[str, ...]
+    new: tuple[str, ...]
+    specs_old: int
+    specs_new: int
+
+
+@dataclass(frozen=True, slots=True)
 class Report:
     """Everything snapdiff concluded about two snapshots; every output is rendered from it."""
 
@@ -196,6 +209,7 @@ class Report:
     summary: Summary
     packages: tuple[PackageChange, ...]
     stacks: tuple[StackChange, ...]
+    stack_moves: tuple[StackMove, ...] = field(default=())
     warnings: tuple[str, ...] = field(default=())
     filters: Filters = field(default=Filters())
     skipped: tuple[str, ...] = field(default=())  # bad pages left out: the report is incomplete

@@ -7,7 +7,17 @@ from typing import TYPE_CHECKING, Any
 import orjson
 
 from .model import Configuration
-from .report import Bump, Migration, PackageChange, Pair, Report, Side, SpecChange, StackChange
+from .report import (
+    CHANGE_CLASSES,
+    Bump,
+    Change,
+    PackageChange,
+    Report,
+    Side,
+    SpecChange,
+    StackChange,
+    StackMove,
+)
 
 if TYPE_CHECKING:  # `snapdiff log` only: the diff path need not import it
     from .history import History
@@ -56,29 +66,45 @@ def _configuration(config: Configuration) -> dict[str, Any]:
     }
 
 
-def _pair(pair: Pair) -> dict[str, Any]:
-    fields: dict[str, Any] = {"old": pair.old, "new": pair.new}
-    if pair.kind == "rebuilt":
-        fields["version"] = pair.new_version
-    else:
-        fields |= {"from": pair.old_version, "to": pair.new_version, "kind": pair.kind}
-    return fields | {"configuration": _configuration(pair.configuration)}
-
-
-def _migration(m: Migration) -> dict[str, Any]:
-    return {
-        "platform": m.platform,
-        "dimension": m.dimension,
-        "old": list(m.old),
-        "new": list(m.new),
-        "specs_old": m.specs_old,
-        "specs_new": m.specs_new,
+def _change(change: Change) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "class": change.kind,
+        "configurations_old": [_configuration(c) for c in change.configurations_old],
+        "configurations_new": [_configuration(c) for c in change.configurations_new],
+        "versions_old": list(change.versions_old),
+        "versions_new": list(change.versions_new),
+        "specs_old": list(change.specs_old),
+        "specs_new": list(change.specs_new),
     }
+    if change.kind == "migration":
+        record["dimensions"] = list(change.dimensions)
+    return record | {"text": change.sentence.plain()}
+
+
+def _stack_move(move: StackMove) -> dict[str, Any]:
+    return {
+        "tag": move.tag,
+        "stack": move.stack,
+        "dimension": move.dimension,
+        "from": list(move.old),
+        "to": list(move.new),
+        "specs_old": move.specs_old,
+        "specs_new": move.specs_new,
+    }
+
+
+def _classes(report: Report) -> dict[str, dict[str, int]]:
+    """Added and removed specs per class of explanation, in the classes' order."""
+    counts: dict[str, dict[str, int]] = {k: {"removed": 0, "added": 0} for k in CHANGE_CLASSES}
+    for package in report.packages:
+        for change in package.changes:
+            counts[change.kind]["removed"] += len(change.specs_old)
+            counts[change.kind]["added"] += len(change.specs_new)
+    return counts
 
 
 def _package(change: PackageChange) -> dict[str, Any]:
     bump = change.bump
-    why = change.explanation
     return {
         "tag": change.tag,
         "name": change.name,
@@ -93,12 +119,8 @@ def _package(change: PackageChange) -> dict[str, Any]:
         "specs_changed": [_spec_change(c) for c in change.specs_changed],
         "stacks_added": list(change.stacks_added),
         "stacks_removed": list(change.stacks_removed),
-        "rebuilt": [_pair(p) for p in why.pairs if p.kind == "rebuilt"],
-        "pairs": [_pair(p) for p in why.pairs if p.kind != "rebuilt"],
-        "appeared": list(why.appeared),
-        "disappeared": list(why.disappeared),
-        "migrations": [_migration(m) for m in why.migrations],
-        "explanation": [line.plain() for line in why.lines],
+        "changes": [_change(c) for c in change.changes],
+        "kept": [line.plain() for line in change.kept],
     }
 
 
@@ -120,6 +142,7 @@ def _stack(change: StackChange) -> dict[str, Any]:
         "specs_new": change.specs_new,
         "packages_gained": list(change.packages_gained),
         "packages_lost": list(change.packages_lost),
+        "whole": change.whole,
     }
 
 
@@ -132,6 +155,8 @@ def report_to_dict(report: Report) -> dict[str, Any]:
         "summary": _summary(report),
         "packages": [_package(p) for p in report.packages],
         "stacks": [_stack(s) for s in report.stacks],
+        "stack_moves": [_stack_move(m) for m in report.stack_moves],
+        "specs_by_class": _classes(report),
         "warnings": list(report.warnings),
         "filters": {name: list(globs) for name, globs in report.filters.applied},
         "incomplete": bool(report.skipped),

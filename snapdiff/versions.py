@@ -6,18 +6,20 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-__all__ = ["bump_kind", "highest", "sort_versions", "version_key"]
+__all__ = ["bump_kind", "highest", "sort_versions", "version_key", "versions_of"]
 
 _TOKEN = re.compile(r"[0-9]+|[a-zA-Z]+")
 # Infinity words beat every number; later in this tuple is higher.
 _INFINITY = ("stable", "nightly", "trunk", "head", "master", "main", "develop")
 _INFINITY_RANK = {word: rank for rank, word in enumerate(_INFINITY)}
-_PRERELEASE = {"alpha": 0, "beta": 1, "rc": 2}
-_RELEASE = (3, 0)  # sorts after every (pre-release kind, number)
+# A trailing word and its optional number, as Spack reads them: `final` is the release itself.
+_PRERELEASE = {"alpha": 0, "beta": 1, "rc": 2, "final": 3}
+_RELEASE = (3,)  # `1.2` and `1.2final`; `1.2rc` is (2,), below `1.2rc0` (2, 0)
 
 # A component key is (class, value): strings < numbers < infinity words.
 _Component = tuple[int, int | str]
-VersionKey = tuple[tuple[_Component, ...], tuple[int, int], int]
+# components, pre-release, git ref given a version (0 or 1), the ref
+VersionKey = tuple[tuple[_Component, ...], tuple[int, ...], int, str]
 
 
 def _component(token: str) -> _Component:
@@ -31,25 +33,35 @@ def _component(token: str) -> _Component:
 
 @lru_cache(maxsize=65536)
 def version_key(version: str) -> VersionKey:
-    """Sort key of one version string in Spack order: compare keys, never strings."""
-    is_git_ref = 0
-    if "=" in version:
-        version = version.split("=", 1)[1]
-        is_git_ref = 1
+    """Sort key of one version string in Spack order: compare keys, never strings.
+
+    As Spack's `StandardVersion` and `GitVersion` order them: a git ref assigned a version
+    (`abc123=1.2`, `git.abc123=1.2`) orders just above that version, and two refs assigned
+    equal versions order by ref, its `git.` prefix stripped.
+    """
+    ref = ""
+    if "=" in version[1:]:
+        ref, version = version.split("=", 1)
+        ref = ref.removeprefix("git.")
     tokens = _TOKEN.findall(version)
-    prerelease = _RELEASE
-    if len(tokens) >= 2 and tokens[-1] in _PRERELEASE:
-        prerelease = (_PRERELEASE[tokens[-1]], 0)
-        tokens = tokens[:-1]
-    elif len(tokens) >= 3 and tokens[-1].isdigit() and tokens[-2] in _PRERELEASE:
+    prerelease: tuple[int, ...] = _RELEASE
+    if len(tokens) >= 3 and tokens[-1].isdigit() and tokens[-2] in _PRERELEASE:
         prerelease = (_PRERELEASE[tokens[-2]], int(tokens[-1]))
         tokens = tokens[:-2]
-    return (tuple(_component(t) for t in tokens), prerelease, is_git_ref)
+    elif len(tokens) >= 2 and tokens[-1] in _PRERELEASE:
+        prerelease = (_PRERELEASE[tokens[-1]],)
+        tokens = tokens[:-1]
+    return (tuple(_component(t) for t in tokens), prerelease, 1 if ref else 0, ref)
 
 
 def sort_versions(versions: Iterable[str]) -> list[str]:
     """Versions ascending in Spack order; equal versions keep a stable order by spelling."""
     return sorted(versions, key=lambda v: (version_key(v), v))
+
+
+def versions_of(lists: Iterable[Iterable[str]]) -> tuple[str, ...]:
+    """Every version of some lists, once each, ascending in Spack order."""
+    return tuple(sort_versions({v for versions in lists for v in versions}))
 
 
 def highest(versions: Iterable[str]) -> str | None:

@@ -86,6 +86,7 @@ def test_spec_joining_and_leaving_stacks_is_a_changed_spec(tmp_path: Path) -> No
         "specs_new": 1,
         "packages_gained": ["zlib"],
         "packages_lost": [],
+        "whole": False,
     }
     assert stacks["ml-cpu"]["status"] == "removed"
     assert "root" not in stacks and "e4s" not in stacks

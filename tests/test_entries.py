@@ -46,8 +46,10 @@ def assert_same(fast: Entries, full: Entries) -> None:
     assert list(fast) == list(full)
     assert all(fast[digest] == full[digest] for digest in full)
     assert (fast.counts, fast.stacks, fast.versions) == (full.counts, full.stacks, full.versions)
-    assert fast.configurations() == full.configurations()
-    assert fast.configurations() == {configuration_of(full[d]) for d in full}
+    assert fast.versions_by_configuration() == full.versions_by_configuration()
+    assert fast.configurations_by_stack() == full.configurations_by_stack()
+    assert fast.compiler_spellings() == full.compiler_spellings()
+    assert set(fast.versions_by_configuration()) == {configuration_of(full[d]) for d in full}
 
 
 @pytest.mark.parametrize("path", REAL_PAGES, ids=lambda p: "/".join(p.parts[-3:]))
@@ -64,9 +66,10 @@ def test_a_stack_listed_twice_counts_once_and_variants_are_a_set() -> None:
     fast, full = both_ways(line_of([entry, spec("b", "2.0", ("root",), compiler="gcc@=12.1.0")]))
     assert_same(fast, full)
     assert fast.counts == (("e4s", 1), ("root", 2))
-    assert ("ubuntu22.04", "linux", "x86_64_v3", "gcc@12.1.0", ("build_system=cmake",)) in (
-        fast.configurations()
-    )
+    assert fast.versions_by_configuration()[
+        ("ubuntu22.04", "linux", "x86_64_v3", "gcc@12.1.0", ("build_system=cmake",))
+    ] == {"2.0"}
+    assert fast.compiler_spellings()["gcc@12.1.0"] == "gcc@12.1.0"
 
 
 def test_unsorted_entries_come_out_sorted() -> None:
@@ -112,7 +115,12 @@ def test_non_ascii_text_is_read_as_text() -> None:
 
 def test_an_empty_list() -> None:
     fast = Entries.from_line(b"[]", "page")
-    assert fast is not None and len(fast) == 0 and fast.counts == () and not fast.configurations()
+    assert (
+        fast is not None
+        and len(fast) == 0
+        and fast.counts == ()
+        and not fast.versions_by_configuration()
+    )
 
 
 def test_only_entries_that_differ_are_parsed() -> None:

@@ -72,10 +72,9 @@ def test_two_indexes_of_one_stack(capsys: pytest.CaptureFixture[str]) -> None:
         "libelf": ("changed", 1, 0),
     }
     assert data["summary"]["specs_changed"] == 0  # the same hashes, the same records
-    assert (
-        "test target: new m1 (1 spec)"
-        in next(p for p in data["packages"] if p["name"] == "libelf")["explanation"]
-    )
+    libelf = next(p for p in data["packages"] if p["name"] == "libelf")
+    assert [c["class"] for c in libelf["changes"]] == ["new-configuration"]
+    assert libelf["changes"][0]["configurations_new"][0]["target"] == "m1"
 
 
 def test_a_mirror_folder_names_stacks_by_their_folders(tmp_path: Path) -> None:

@@ -33,7 +33,7 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
     """A synthetic pair whose full Markdown is well over a megabyte: every kind of change."""
     root = tmp_path_factory.mktemp("big")
     old, new = root / "old", root / "new"
-    for i in range(6000):
+    for i in range(6600):
         name = f"pkg-{i:04d}"
         kind = i % 6
         stacks = ("e4s", "root", f"s{i % 40}")

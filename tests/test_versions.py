@@ -52,9 +52,26 @@ LESS = [
     ("stable", "nightly"),
     ("999999", "stable"),  # infinity words beat every number
     ("1.2.3", "1.2.develop"),
+    # Spack's own implementation (lib/spack/spack/version/version_types.py):
+    ("1.2rc", "1.2rc0"),  # a bare pre-release word is below the same word numbered 0
+    ("1.2alpha", "1.2alpha0"),
+    ("1.2beta", "1.2beta0"),
+    ("1.2rc0", "1.2rc1"),
+    ("1.2", "1.2final1"),  # `final` with a number is above the release
+    ("abc=1.2", "abd=1.2"),  # equal versions of git refs order by ref
+    ("git.abc=1.2", "abd=1.2"),  # ... the `git.` prefix stripped
+    ("git.zzz=1.2", "git.abc=1.2.0"),  # the version first, then the ref
 ]
 
-EQUAL = [("1.2-3", "1.2.3"), ("2024.06", "2024.6"), ("1_2_3", "1.2.3"), ("1.2-rc1", "1.2rc1")]
+EQUAL = [
+    ("1.2-3", "1.2.3"),
+    ("2024.06", "2024.6"),
+    ("1_2_3", "1.2.3"),
+    ("1.2-rc1", "1.2rc1"),
+    ("1.2final", "1.2"),  # a trailing `final` is the release itself
+    ("1.2.final", "1.2"),
+    ("git.abc=1.2", "abc=1.2"),  # `git.` is how Spack spells a ref, not part of it
+]
 
 
 @pytest.mark.parametrize(("low", "high"), list(itertools.pairwise(ASCENDING)))
@@ -69,7 +86,7 @@ def test_less(low: str, high: str) -> None:
 
 
 @pytest.mark.parametrize(("a", "b"), EQUAL)
-def test_separators_do_not_count(a: str, b: str) -> None:
+def test_equal_versions(a: str, b: str) -> None:
     assert version_key(a) == version_key(b)
 
 

@@ -1,0 +1,61 @@
+"""Check what a page's `spec_details` holds: JSON values and entries of the types a diff reads."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from .errors import InputError
+from .model import Entry
+
+__all__ = ["FIX", "check_entries", "check_entry", "json_value"]
+
+FIX = "regenerate the page or remove it from the snapshot"
+_LIST_KEYS = ("stacks", "versions", "variants")
+_EMPTY: list[str] = []
+
+
+def json_value(key: str, value: bytes, where: str) -> Any:
+    """A one-line JSON value of a front-matter key; an error names the line and the column."""
+    try:
+        return orjson.loads(value)
+    except orjson.JSONDecodeError as exc:
+        what = f"{key} is not valid JSON ({exc.msg} at column {exc.colno + len(key) + 2})"
+        raise InputError(where, what, FIX) from None
+
+
+def check_entry(entry: Any, source: str, index: int) -> str:
+    """The hash of one entry, after checking every type a reader relies on."""
+    if type(entry) is not dict:
+        raise InputError(source, f"spec_details[{index}] is not a mapping", FIX)
+    digest = entry.get("hash")
+    if type(digest) is not str or not digest:
+        raise InputError(source, f"spec_details[{index}] has no string 'hash'", FIX)
+    if type(entry.get("stacks")) is not list or type(entry.get("versions")) is not list:
+        raise InputError(source, f"spec {digest} has no 'stacks' or 'versions' list", FIX)
+    get = entry.get
+    if not (
+        type(get("variants", _EMPTY)) is list
+        and type(get("compiler", "")) is str
+        and type(get("os", "")) is str
+        and type(get("platform", "")) is str
+        and type(get("target", "")) is str
+    ):
+        raise InputError(source, f"spec {digest} has a field of the wrong type", FIX)
+    return digest
+
+
+def check_entries(details: Any, source: str) -> dict[str, Entry]:
+    """A parsed `spec_details` value: its entries by hash, sorted, each one checked."""
+    if not isinstance(details, list):
+        raise InputError(source, "'spec_details' is missing or not a list", FIX)
+    entries: dict[str, Entry] = {}
+    for index, entry in enumerate(details):
+        digest = check_entry(entry, source, index)
+        if entries.setdefault(digest, entry) is not entry:
+            raise InputError(source, f"hash {digest} appears twice", FIX)
+    kinds = {type(item) for e in entries.values() for k in _LIST_KEYS for item in e.get(k, ())}
+    if not kinds <= {str}:
+        raise InputError(source, "stacks, versions and variants must list strings", FIX)
+    return dict(sorted(entries.items()))

@@ -1,0 +1,367 @@
+"""An independent claim checker (SPEC section 2a): every explanation re-derived from raw pages.
+
+Nothing here imports snapdiff: pages are read with PyYAML, normalised by SPEC's words, and each
+record of a JSON report's `changes` and `stack_moves` is checked against them, its text
+included. `check_report` returns the false claims found (empty when every claim is true).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+ALIASES = {"oneapi": "intel-oneapi-compilers", "clang": "llvm"}
+DIMS = {"os": 0, "platform": 1, "target": 2, "compiler": 3, "variants": 4}
+Config = tuple[str, str, str, str, tuple[str, ...]]
+
+
+def compiler(raw: str) -> str:
+    name, at, version = raw.replace("@=", "@").partition("@")
+    return ALIASES.get(name, name) + at + version
+
+
+def config_of(entry: dict[str, Any]) -> Config:
+    variants = {v.replace(":=", "=", 1) for v in entry.get("variants", [])}
+    return (
+        entry.get("os", ""),
+        entry.get("platform", ""),
+        entry.get("target", ""),
+        compiler(str(entry.get("compiler", ""))),
+        tuple(sorted(variants)),
+    )
+
+
+def vkey(version: str) -> tuple[Any, ...]:
+    """Spack order, written again from SPEC section 3 (enough for the versions tests use)."""
+    infinity = ["stable", "nightly", "trunk", "head", "master", "main", "develop"]
+    ref = ""
+    if "=" in version[1:]:
+        ref, version = version.split("=", 1)
+    parts = re.findall(r"[0-9]+|[a-zA-Z]+", version)
+    pre: tuple[int, ...] = (3,)
+    kinds = {"alpha": 0, "beta": 1, "rc": 2, "final": 3}
+    if len(parts) >= 3 and parts[-2] in kinds and parts[-1].isdigit():
+        pre, parts = (kinds[parts[-2]], int(parts[-1])), parts[:-2]
+    elif len(parts) >= 2 and parts[-1] in kinds:
+        pre, parts = (kinds[parts[-1]],), parts[:-1]
+    comps = tuple(
+        (1, int(p)) if p.isdigit() else (2, infinity.index(p)) if p in infinity else (0, p)
+        for p in parts
+    )
+    return (comps, pre, 1 if ref else 0, ref.removeprefix("git."))
+
+
+def spec_version(entry: dict[str, Any]) -> str:
+    return max(entry["versions"], key=lambda v: (vkey(v), v)) if entry["versions"] else ""
+
+
+@dataclass
+class Side:
+    """One snapshot's specs: by package, hash -> (configuration, version, stacks)."""
+
+    packages: dict[tuple[str, str], dict[str, tuple[Config, str, frozenset[str]]]] = field(
+        default_factory=dict
+    )
+
+
+def read_side(root: Path, label_tag: str | None = None) -> Side:
+    side = Side()
+    for path in sorted(root.rglob("*.md")):
+        text = path.read_text(encoding="utf-8-sig")
+        if not text.startswith("---"):
+            continue
+        front = yaml.safe_load(text.split("---", 2)[1])
+        if not isinstance(front, dict) or front.get("layout") != "cache":
+            continue
+        tag = label_tag or front["categories"][1]
+        specs = side.packages.setdefault((tag, front["title"]), {})
+        for entry in front["spec_details"]:
+            specs[entry["hash"]] = (
+                config_of(entry),
+                spec_version(entry),
+                frozenset(entry["stacks"]),
+            )
+    return side
+
+
+def _config(record: dict[str, Any]) -> Config:
+    return (
+        record["os"],
+        record["platform"],
+        record["target"],
+        record["compiler"],
+        tuple(record["variants"]),
+    )
+
+
+@dataclass
+class Package:
+    """What SPEC section 2a's definitions need of one package."""
+
+    removed: dict[str, tuple[Config, str]]
+    added: dict[str, tuple[Config, str]]
+    v_old: dict[Config, set[str]]
+    v_new: dict[Config, set[str]]
+
+    def at(self, hashes: list[str], side: str) -> dict[str, tuple[Config, str]]:
+        found = self.removed if side == "old" else self.added
+        return {h: found[h] for h in hashes}
+
+    def specs(self, side: str, config: Config, version: str | None = None) -> set[str]:
+        found = self.removed if side == "old" else self.added
+        return {h for h, (c, v) in found.items() if c == config and version in (None, v)}
+
+
+def _tag_hashes(side: Side) -> set[tuple[str, str]]:
+    return {(tag, h) for (tag, _), specs in side.packages.items() for h in specs}
+
+
+def _package(
+    tag: str, old: dict[str, Any], new: dict[str, Any], moved: set[tuple[str, str]]
+) -> Package:
+    """One package; a hash on both sides of its tag but on another page `moved` (SPEC 2)."""
+    v_old: dict[Config, set[str]] = defaultdict(set)
+    v_new: dict[Config, set[str]] = defaultdict(set)
+    for c, v, _ in old.values():
+        v_old[c].add(v)
+    for c, v, _ in new.values():
+        v_new[c].add(v)
+    removed = {h: old[h][:2] for h in old.keys() - new.keys() if (tag, h) not in moved}
+    added = {h: new[h][:2] for h in new.keys() - old.keys() if (tag, h) not in moved}
+    return Package(removed, added, dict(v_old), dict(v_new))
+
+
+def _top(versions: set[str]) -> str | None:
+    return max(versions, key=lambda v: (vkey(v), v)) if versions else None
+
+
+def _check_class(r: dict[str, Any], p: Package) -> list[str]:
+    """What is false in one record, by its class's definition."""
+    kind = r["class"]
+    olds = [_config(c) for c in r["configurations_old"]]
+    news = [_config(c) for c in r["configurations_new"]]
+    so, sn = set(r["specs_old"]), set(r["specs_new"])
+    errors = []
+    if kind == "new-configuration" or kind == "dropped-configuration":
+        configs, side = (news, "new") if kind == "new-configuration" else (olds, "old")
+        theirs_v = p.v_old if side == "new" else p.v_new
+        mine_v = p.v_new if side == "new" else p.v_old
+        if olds if side == "new" else news:
+            errors.append("configurations on the wrong side")
+        for c in configs:
+            if c in theirs_v or c not in mine_v:
+                errors.append(f"{c} is not a {kind}")
+        every = set().union(*(p.specs(side, c) for c in configs)) if configs else set()
+        if (sn if side == "new" else so) != every or (so if side == "new" else sn):
+            errors.append("specs are not exactly those of the configurations")
+        return errors
+    if kind == "migration":
+        return _check_migration(r, p, olds, news, so, sn)
+    if olds != news or not olds:
+        return ["configurations differ between the sides"]
+    for c in olds:
+        if c not in p.v_old or c not in p.v_new:
+            errors.append(f"{c} is not on both sides")
+            continue
+        gone, came = p.v_old[c] - p.v_new[c], p.v_new[c] - p.v_old[c]
+        in_old = {h for h in so if p.removed[h][0] == c}
+        in_new = {h for h in sn if p.added[h][0] == c}
+        if kind == "rebuilt":
+            (v,) = r["versions_old"]
+            k = min(len(p.specs("old", c, v)), len(p.specs("new", c, v)))
+            ok = r["versions_new"] == [v] and len(in_old) == len(in_new) == k > 0
+            ok = ok and all(p.removed[h][1] == v for h in in_old)
+            ok = ok and all(p.added[h][1] == v for h in in_new)
+        elif kind in ("upgrade", "downgrade"):
+            (v1,), (v2,) = r["versions_old"], r["versions_new"]
+            up = vkey(v2) > vkey(v1)
+            ok = v1 == _top(gone) and v2 == _top(came) and up == (kind == "upgrade")
+            ok = ok and in_old == p.specs("old", c, v1) and in_new == p.specs("new", c, v2)
+        elif kind in ("version-retired", "version-added"):
+            old_side = kind == "version-retired"
+            (v,) = r["versions_old"] if old_side else r["versions_new"]
+            mine, theirs = (gone, came) if old_side else (came, gone)
+            ok = v in mine and not (theirs and v == _top(mine))
+            ok = ok and (in_old, in_new) == (
+                (p.specs("old", c, v), set()) if old_side else (set(), p.specs("new", c, v))
+            )
+        else:  # more-builds, fewer-builds
+            more = kind == "more-builds"
+            (v,) = r["versions_new"] if more else r["versions_old"]
+            both = v in p.v_old[c] and v in p.v_new[c]
+            removed, added = len(p.specs("old", c, v)), len(p.specs("new", c, v))
+            extra = added - min(removed, added) if more else removed - min(removed, added)
+            ok = both and len(in_new if more else in_old) == extra > 0
+            ok = ok and not (in_old if more else in_new)
+        if not ok:
+            errors.append(f"{kind} is false in {c}")
+    if sum(1 for h in so if p.removed[h][0] in olds) != len(so):
+        errors.append("specs outside the configurations")
+    if sum(1 for h in sn if p.added[h][0] in news) != len(sn):
+        errors.append("specs outside the configurations")
+    return errors
+
+
+def _check_migration(
+    r: dict[str, Any],
+    p: Package,
+    olds: list[Config],
+    news: list[Config],
+    so: set[str],
+    sn: set[str],
+) -> list[str]:
+    dims = [DIMS[d] for d in r["dimensions"]]
+    if not dims or len(olds) != len(news) or not olds:
+        return ["a migration needs dimensions and as many configurations on each side"]
+    errors = []
+    before = {tuple(c[d] for d in dims) for c in olds}
+    after = {tuple(c[d] for d in dims) for c in news}
+    if len(before) != 1 or len(after) != 1:
+        errors.append("a migration moves one set of values to one other")
+    (a,), (b,) = before or {()}, after or {()}
+    if any(x == y for x, y in zip(a, b, strict=False)):
+        errors.append("a value did not change along a dimension named")
+    for c in olds:
+        if c not in p.v_old or c in p.v_new:
+            errors.append(f"{c} is not dropped")
+        moved = list(c)
+        for d, value in zip(dims, b, strict=False):
+            moved[d] = value
+        if tuple(moved) not in news:
+            errors.append(f"{c} moved is not among the new configurations")
+    for c in news:
+        if c not in p.v_new or c in p.v_old:
+            errors.append(f"{c} is not new")
+    if so != set().union(*(p.specs("old", c) for c in olds)):
+        errors.append("removed specs are not those of the dropped configurations")
+    if sn != set().union(*(p.specs("new", c) for c in news)):
+        errors.append("added specs are not those of the new configurations")
+    return errors
+
+
+_WHERE = re.compile(
+    r" in (?:its only (?P<one>\S+) configuration"
+    r"|all (?P<all>[\d,]+) (?P<allp>\S+) configurations"
+    r"|(?P<some>[\d,]+) (?P<somep>\S+) configurations?"
+    r"|(?P<every>all )?(?P<n>[\d,]+) configurations?)"
+)
+
+
+def _num(text: str) -> int:
+    return int(text.replace(",", ""))
+
+
+def _check_where(text: str, r: dict[str, Any], p: Package) -> list[str]:
+    """The "in all 3 linux configurations" part: count, platform and "all" true."""
+    configs = {_config(c) for c in r["configurations_new"] or r["configurations_old"]}
+    m = _WHERE.search(text)
+    if m is None:
+        return [f"no configurations said: {text}"]
+    platforms = {c[1] for c in configs}
+    platform = m["one"] or m["allp"] or m["somep"]
+    count = 1 if m["one"] else _num(m["all"] or m["some"] or m["n"])
+    errors = []
+    if count != len(configs):
+        errors.append(f"says {count} configurations, has {len(configs)}")
+    if platform is not None and platforms != {platform}:
+        errors.append(f"says platform {platform}, has {sorted(platforms)}")
+    if m["one"] or m["all"] or m["every"]:
+        old_p = {c for c in p.v_old if platform in (None, c[1])}
+        new_p = {c for c in p.v_new if platform in (None, c[1])}
+        if not configs == old_p == new_p:
+            errors.append(f"says all configurations, but the package has others: {text}")
+    return errors
+
+
+def _check_text(r: dict[str, Any], p: Package) -> list[str]:
+    """The sentence says the record's class, versions and counts, and nothing else."""
+    text, kind = r["text"], r["class"]
+    n_old, n_new = len(r["specs_old"]), len(r["specs_new"])
+    for version in r["versions_old"] + r["versions_new"]:
+        if kind not in ("migration",) and version not in text:
+            return [f"version {version} not said: {text}"]
+    patterns = {
+        "rebuilt": rf"^rebuilt at \S+ in .*: {n_new:,} specs? with new hashes$",
+        "upgrade": rf"^\S+ → \S+ in .*: {n_old:,} → {n_new:,} specs?$",
+        "downgrade": rf"^\S+ → \S+ \(downgrade\) in .*: {n_old:,} → {n_new:,} specs?$",
+        "version-retired": rf"^\S+ retired in .*: {n_old:,} specs?$",
+        "version-added": rf"^\S+ added in .*: {n_new:,} specs?$",
+        "more-builds": rf"^{n_new:,} more builds? of \S+ in .*$",
+        "fewer-builds": rf"^{n_old:,} fewer builds? of \S+ in .*$",
+        "new-configuration": rf"^{n_new:,} specs? in {len(r['configurations_new']):,} new "
+        r"configurations? \(.*\)$",
+        "dropped-configuration": rf"^{n_old:,} specs? in {len(r['configurations_old']):,} "
+        r"dropped configurations? \(.*\)$",
+        "migration": rf": {len(r['configurations_old']):,} configurations?, "
+        rf"{n_old:,} → {n_new:,} specs?$",
+    }
+    if not re.search(patterns[kind], text):
+        return [f"text does not say the record: {text}"]
+    if kind in ("new-configuration", "dropped-configuration", "migration"):
+        return []
+    return _check_where(text, r, p)
+
+
+def check_report(report: dict[str, Any], old_root: Path, new_root: Path) -> list[str]:
+    """Every false claim of a JSON report (unfiltered) about two snapshot directories."""
+    releases = report["old"]["tags"] != report["new"]["tags"] and len(report["new"]["tags"]) == 1
+    label = report["new"]["tags"][0] if releases else None
+    old, new = read_side(old_root, label), read_side(new_root, label)
+    errors = []
+    moved = _tag_hashes(old) & _tag_hashes(new)
+    for package in report["packages"]:
+        key = (package["tag"], package["name"])
+        p = _package(key[0], old.packages.get(key, {}), new.packages.get(key, {}), moved)
+        where = f"{key[1]}"
+        seen_old: list[str] = []
+        seen_new: list[str] = []
+        for record in package["changes"]:
+            seen_old += record["specs_old"]
+            seen_new += record["specs_new"]
+            if not set(record["specs_old"]) <= p.removed.keys():
+                errors.append(f"{where}: a spec said removed is not")
+                continue
+            if not set(record["specs_new"]) <= p.added.keys():
+                errors.append(f"{where}: a spec said added is not")
+                continue
+            errors += [f"{where}: {e}" for e in _check_class(record, p) + _check_text(record, p)]
+        if sorted(seen_old) != sorted(p.removed) or sorted(seen_new) != sorted(p.added):
+            errors.append(f"{where}: not every added and removed spec in exactly one record")
+    errors += _check_stack_moves(report, old, new)
+    return errors
+
+
+def _check_stack_moves(report: dict[str, Any], old: Side, new: Side) -> list[str]:
+    """Each stack move true, and every stack that moved reported."""
+    counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
+    values: dict[tuple[str, str], list[dict[str, set[str]]]] = defaultdict(
+        lambda: [defaultdict(set), defaultdict(set)]
+    )
+    for index, side in enumerate((old, new)):
+        for (tag, _), specs in side.packages.items():
+            for config, _, stacks in specs.values():
+                for stack in stacks:
+                    counts[(tag, stack)][index] += 1
+                    for dim in ("os", "target", "compiler"):
+                        values[(tag, stack)][index][dim].add(str(config[DIMS[dim]]))
+    expected = set()
+    for key, (was, now) in values.items():
+        if counts[key][0] and counts[key][1]:
+            for dim in ("os", "target", "compiler"):
+                if not was[dim] & now[dim]:
+                    expected.add((*key, dim, tuple(sorted(was[dim])), tuple(sorted(now[dim]))))
+    said = {
+        (m["tag"], m["stack"], m["dimension"], tuple(m["from"]), tuple(m["to"]))
+        for m in report["stack_moves"]
+    }
+    errors = [f"stack move not true: {m}" for m in sorted(said - expected)]
+    errors += [f"stack move not reported: {m}" for m in sorted(expected - said)]
+    for m in report["stack_moves"]:
+        if [m["specs_old"], m["specs_new"]] != counts[(m["tag"], m["stack"])]:
+            errors.append(f"stack move counts wrong: {m}")
+    return errors
