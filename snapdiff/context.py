@@ -42,7 +42,7 @@ SECTIONS = (
 
 _BACKTICKS = re.compile(r"`+")
 # What happened to the specs of each class of explanation (SPEC section 2a), in a summary line
-CLASS_WORDS = {
+ADDED_WORDS = {
     "rebuilt": "rebuilt (same version and configuration, new hash)",
     "upgrade": "upgraded in a configuration kept",
     "downgrade": "downgraded in a configuration kept",
@@ -53,6 +53,10 @@ CLASS_WORDS = {
     "new-configuration": "in new configurations",
     "dropped-configuration": "in dropped configurations",
     "migration": "in configurations that migrated",
+}
+REMOVED_WORDS = ADDED_WORDS | {
+    "upgrade": "of a version upgraded in a configuration kept",
+    "downgrade": "of a version downgraded in a configuration kept",
 }
 
 
@@ -164,7 +168,35 @@ def _explained(report: Report, labels: dict[tuple[str, str], str]) -> list[dict[
 
 def _classes(counts: Mapping[str, Mapping[str, int]], side: str) -> list[tuple[int, Safe]]:
     """(specs, what happened to them) of each class with specs on one side, in class order."""
-    return [(c[side], Safe(CLASS_WORDS[kind])) for kind, c in counts.items() if c[side]]
+    words = ADDED_WORDS if side == "added" else REMOVED_WORDS
+    return [(c[side], Safe(words[kind])) for kind, c in counts.items() if c[side]]
+
+
+def _values(dimension: str, values: list[str]) -> Safe:
+    """Values of one dimension as code spans; `none` as a compiler is "no compiler (`none`)"."""
+    return Safe(
+        ", ".join(
+            f"no compiler ({code(v)})" if dimension == "compiler" and v == "none" else code(v)
+            for v in values
+        )
+    )
+
+
+def _stack_moves(moves: list[dict[str, Any]], multi_tag: bool) -> list[dict[str, Any]]:
+    """One row per stack that moved: its label, counts and the moves along each dimension."""
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for m in moves:
+        label = f"{m['tag']}/{m['stack']}" if multi_tag else m["stack"]
+        row = rows.setdefault((m["tag"], m["stack"]), dict(m, label=label, moves=[]))
+        # os, target or compiler: snapdiff's own words, not data
+        row["moves"].append(
+            (
+                Safe(m["dimension"]),
+                _values(m["dimension"], m["from"]),
+                _values(m["dimension"], m["to"]),
+            )
+        )
+    return list(rows.values())
 
 
 def _loses(stack: dict[str, Any]) -> bool:
@@ -260,10 +292,7 @@ def markdown_context(
         "removed_stacks": [s["label"] for s in rows["stack_losses"] if s["status"] == "removed"],
         "filters": [(Safe(name), list(globs)) for name, globs in report.filters.applied],
         "root_is_total": any(s["whole"] for s in data["stacks"]),
-        "stack_moves": [
-            dict(m, dimension=Safe(m["dimension"]))  # os, target or compiler: snapdiff's words
-            for m in _labelled(({"name": m["stack"], **m} for m in data["stack_moves"]), multi_tag)
-        ],
+        "stack_moves": _stack_moves(data["stack_moves"], multi_tag),
         "spack1": _spack1(report, labels),
         "added_by_class": _classes(data["specs_by_class"], "added"),
         "removed_by_class": _classes(data["specs_by_class"], "removed"),
