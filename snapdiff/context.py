@@ -11,6 +11,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from .model import Configuration
 from .report import Change, Report
 
 __all__ = [
@@ -147,11 +148,32 @@ def _spack1(report: Report, labels: dict[tuple[str, str], str]) -> dict[str, Any
     }
 
 
+CONFIGS_SHOWN = 5  # configurations listed under a new or dropped configurations line
+
+
+def configuration(config: Configuration) -> Safe:
+    """One configuration on a line: os, target, compiler, variants, then the platform."""
+    os_, platform, target, compiler, variants = config
+    parts = [code(os_), code(target), _values("compiler", [compiler])]
+    parts += [code(v) for v in variants]
+    return Safe(f"{' '.join(parts)} ({code(platform)})")
+
+
+def _said(change: Change) -> dict[str, Any]:
+    """A record's sentence, and the configurations it is about when the sentence cannot say."""
+    configs = change.configurations_new or change.configurations_old
+    listed = change.kind in ("new-configuration", "dropped-configuration")
+    shown = [configuration(c) for c in configs[:CONFIGS_SHOWN]] if listed else []
+    more = len(configs) - len(shown) if listed else 0
+    return {**change.sentence._asdict(), "configurations": shown, "more": more}
+
+
 def _explained(report: Report, labels: dict[tuple[str, str], str]) -> list[dict[str, Any]]:
     """Changed packages with their explanation sentences, as words and values."""
     rows = []
     for p in report.packages:
-        said = [c.sentence for c in p.changes if not spack1_compilers(c)] + list(p.kept)
+        said = [_said(c) for c in p.changes if not spack1_compilers(c)]
+        said += [{**line._asdict(), "configurations": [], "more": 0} for line in p.kept]
         if p.status == "changed" and (said or p.changes):
             rows.append(
                 {
@@ -159,7 +181,7 @@ def _explained(report: Report, labels: dict[tuple[str, str], str]) -> list[dict[
                     "specs_added": len(p.specs_added),
                     "specs_removed": len(p.specs_removed),
                     "specs_changed": len(p.specs_changed),
-                    "sentences": [line._asdict() for line in said],
+                    "sentences": said,
                     "spack1": any(spack1_compilers(c) for c in p.changes),
                 }
             )

@@ -329,10 +329,44 @@ def check_report(report: dict[str, Any], old_root: Path, new_root: Path) -> list
             if not set(record["specs_new"]) <= p.added.keys():
                 errors.append(f"{where}: a spec said added is not")
                 continue
-            errors += [f"{where}: {e}" for e in _check_class(record, p) + _check_text(record, p)]
+            try:
+                found = _check_class(record, p) + _check_text(record, p)
+            except (ValueError, KeyError, IndexError, TypeError) as exc:
+                found = [f"a record not of its class's shape ({exc!r}): {record['text']}"]
+            errors += [f"{where}: {e}" for e in found]
         if sorted(seen_old) != sorted(p.removed) or sorted(seen_new) != sorted(p.added):
             errors.append(f"{where}: not every added and removed spec in exactly one record")
+        errors += [f"{where}: {e}" for e in _check_kept(package, old, new)]
     errors += _check_stack_moves(report, old, new)
+    return errors
+
+
+_JOINED = re.compile(r"^([\d,]+) specs? (joined|left) (.+)$")
+
+
+def _check_kept(package: dict[str, Any], old: Side, new: Side) -> list[str]:
+    """Check "N specs joined S" and "left S": specs of the package's pages on both sides of the
+    tag (one that moved to another page is the same spec) whose stacks changed so."""
+    key = (package["tag"], package["name"])
+    mine = old.packages.get(key, {}).keys() | new.packages.get(key, {}).keys()
+    before, after = (
+        {h: s[h] for (tag, _), s in side.packages.items() if tag == key[0] for h in s if h in mine}
+        for side in (old, new)
+    )
+    errors = []
+    for line in package["kept"]:
+        m = _JOINED.match(line)
+        if m is None:
+            continue  # a field's change ("spec abc1234: size: - → 1024"), said by deepdiff
+        count, verb, stack = _num(m[1]), m[2], m[3]
+        joined = verb == "joined"
+        found = sum(
+            1
+            for h in before.keys() & after.keys()
+            if (stack in after[h][2]) == joined and (stack in before[h][2]) != joined
+        )
+        if found != count:
+            errors.append(f"says {line}, but {found} did")
     return errors
 
 
