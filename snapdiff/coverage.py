@@ -122,6 +122,8 @@ def _values(pages: Mapping[Key, Page], differing: list[Key], stacks: set[Key]) -
         page = pages.get(key)
         if key[0] not in tags or page is None or page.entries is None:
             continue
+        if not any((key[0], stack) in values for stack, _ in page.stack_counts):
+            continue  # holds none of the stacks asked about
         for name, configs in page.entries.configurations_by_stack().items():
             found = values.get((key[0], name))
             if found is None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, KeysView, Mapping
+from functools import lru_cache
 from operator import itemgetter
 
 import orjson
@@ -74,7 +75,7 @@ class _Line:
         self.texts: dict[str, bytes] = {}
         self.counts: Counts = ()
         self.versions: frozenset[str] = frozenset()
-        self.rows: list[Row] = []
+        self.rows: Rows = (set(), set())
         self.ok = line == b"[]" or self._read(line)
 
     def _read(self, line: bytes) -> bool:
@@ -101,7 +102,7 @@ class _Line:
             self.texts = dict(sorted(zip(keys, texts, strict=True)))
         if len(self.texts) != count or "" in self.texts:
             return False  # a hash twice, or an empty one
-        self.rows = found
+        self.rows = (set(map(_CONFIG_VERSION, found)), set(map(_CONFIG_STACKS, found)))
         return self._lists(stacks, versions, variants)
 
     def _lists(
@@ -116,11 +117,13 @@ class _Line:
         return True
 
 
-# What one regular-expression match holds: compiler, hash, os, platform, stacks, target,
-# variants, versions, each as the page's bytes (lists as JSON text).
-Row = tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes]
-_CONFIG_VERSION = itemgetter(2, 3, 5, 0, 6, 7)  # os, platform, target, compiler, variants, versions
-_CONFIG_STACKS = itemgetter(2, 3, 5, 0, 6, 4)  # ... and stacks
+# Of one regular-expression match (compiler, hash, os, platform, stacks, target, variants,
+# versions, as the page's bytes), the distinct (os, platform, target, compiler, variants, X)
+# of a page's entries, X its versions, and X its stacks: what its configurations are read from.
+_CONFIG_VERSION = itemgetter(2, 3, 5, 0, 6, 7)
+_CONFIG_STACKS = itemgetter(2, 3, 5, 0, 6, 4)
+Facet = tuple[bytes, bytes, bytes, bytes, bytes, bytes]
+Rows = tuple[set[Facet], set[Facet]]
 
 
 def _text_list(text: bytes) -> tuple[str, ...]:
@@ -133,10 +136,24 @@ def spec_version(versions: Iterable[str]) -> str:
     return highest(versions) or ""
 
 
+@lru_cache(maxsize=65536)
 def _configuration(
-    os: str, platform: str, target: str, compiler: str, variants: Iterable[str]
+    os: bytes, platform: bytes, target: bytes, compiler: bytes, variants: bytes
 ) -> Configuration:
-    return (os, platform, target, normal_compiler(compiler), normal_variants(variants))
+    """A configuration from the page's bytes (lists as JSON text); a catalogue has few."""
+    return (
+        os.decode(),
+        platform.decode(),
+        target.decode(),
+        normal_compiler(compiler.decode()),
+        normal_variants(_text_list(variants)),
+    )
+
+
+@lru_cache(maxsize=65536)
+def _version(versions: bytes) -> str:
+    """The version of a spec whose versions list has this JSON text."""
+    return spec_version(_text_list(versions))
 
 
 class Entries(Mapping[str, Entry]):
@@ -154,7 +171,7 @@ class Entries(Mapping[str, Entry]):
         read: dict[str, Entry],
         counts: Counts,
         versions: frozenset[str],
-        rows: list[Row] | None = None,
+        rows: Rows | None = None,
     ) -> None:
         self.source = source
         self._texts = texts  # None: every entry was read (and checked) up front
@@ -162,7 +179,7 @@ class Entries(Mapping[str, Entry]):
         self.counts = counts
         self.stacks = frozenset(stack for stack, _ in counts)
         self.versions = versions
-        self._rows = rows  # the regular expression's matches, when read as text
+        self._rows = rows  # what the regular expression found, when read as text
 
     @classmethod
     def from_line(cls, line: bytes, source: str) -> Entries | None:
@@ -236,17 +253,9 @@ class Entries(Mapping[str, Entry]):
     def _facets(self, stacks: bool) -> Iterator[tuple[Configuration, str, tuple[str, ...]]]:
         """(configuration, version or "", stacks or ()) of every entry, repeats allowed."""
         if self._rows is not None:
-            pick = _CONFIG_STACKS if stacks else _CONFIG_VERSION
-            for os, platform, target, compiler, variants, last in set(map(pick, self._rows)):
-                config = _configuration(
-                    os.decode(),
-                    platform.decode(),
-                    target.decode(),
-                    compiler.decode(),
-                    _text_list(variants),
-                )
-                listed = _text_list(last)
-                yield (config, "", listed) if stacks else (config, spec_version(listed), ())
+            for *raw, last in self._rows[1 if stacks else 0]:
+                config = _configuration(*raw)
+                yield (config, "", _text_list(last)) if stacks else (config, _version(last), ())
             return
         for entry in self._read.values():
             config = configuration_of(entry)
@@ -273,7 +282,7 @@ class Entries(Mapping[str, Entry]):
     def compiler_spellings(self) -> dict[str, str]:
         """Each normalised compiler of the entries as this page spells it (`@=` read as `@`)."""
         if self._rows is not None:
-            raw = {row[0].decode() for row in self._rows}
+            raw = {row[3].decode() for row in self._rows[0]}
         else:
             raw = {str(entry.get("compiler", "")) for entry in self._read.values()}
         return {normal_compiler(c): c.replace("@=", "@") for c in sorted(raw)}
