@@ -58,6 +58,24 @@ def test_every_claim_on_each_real_page_pair_is_true(tmp_path: Path, name: str) -
         assert data["packages"] and check_report(data, Path(old), Path(new)) == []
 
 
+@pytest.mark.parametrize("name", [p.parent.name for p in HISTORY])
+def test_every_claim_release_to_release_is_true(tmp_path: Path, name: str) -> None:
+    """The same real page pairs as two releases: only the tag of each page is changed (so
+    labelled), `develop` to `v0.22.0` and `v0.23.0`, compared release to release."""
+    (older,) = [p for p in HISTORY if p.parent.name == name]
+    newest = next(p for p in SEEDS if load_real(p)[0] == name)
+    for side, path, tag in (("a", older, "v0.22.0"), ("b", newest, "v0.23.0")):
+        target = tmp_path / side / "_cache" / tag / name / "specs.md"
+        target.parent.mkdir(parents=True)
+        text = path.read_bytes().replace(
+            b"categories: [package, develop]", f"categories: [package, {tag}]".encode()
+        )
+        target.write_bytes(text)
+    data = real_report(str(tmp_path / "a"), str(tmp_path / "b"))
+    assert (data["old"]["tags"], data["new"]["tags"]) == (["v0.22.0"], ["v0.23.0"])
+    assert data["packages"] and check_report(data, tmp_path / "a", tmp_path / "b") == []
+
+
 def independent_rebuilds(old_dir: str, new_dir: str) -> int:
     """Removed and added specs with identical configuration and version, counted naively."""
     total = 0
