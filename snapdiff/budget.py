@@ -5,7 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["PRESETS", "digest", "fit", "marker", "size"]
+from .errors import UsageError
+from .sections import CUT_ORDER
+
+__all__ = ["MIN_BUDGET", "PRESETS", "budget", "digest", "fit", "marker", "size"]
 
 # What forges accept (characters; GitHub's job summary counts bytes).
 PRESETS = {
@@ -14,20 +17,17 @@ PRESETS = {
     "github-summary": 1_048_576,  # $GITHUB_STEP_SUMMARY, in bytes
     "github-release": 125_000,  # release bodies
 }
-# Cut first what matters least: per-spec detail, then additions, then version updates, then
-# removals and losses. (section, rows it keeps at this step); "bumps" keeps its downgrades first.
-CUT_ORDER = (
-    ("explained", 0),
-    ("package_stacks", 0),
-    ("other_changed", 0),
-    ("stack_gains", 0),
-    ("added", 0),
-    ("bumps", -1),  # -1: as many rows as there are downgrades (listed first)
-    ("bumps", 0),
-    ("stack_losses", 0),
-    ("removed", 0),
-)
+MIN_BUDGET = 500  # the title and summary of any report fit in this
 _CUT_NOTE = "\n\n… cut to fit {budget} characters; see the full report.\n"
+
+
+def budget(max_chars: int | None, forge: str | None) -> int | None:
+    """The size budget `--max-chars` or `--for` asks for (the first wins), or None."""
+    found = max_chars if max_chars is not None else PRESETS.get(forge or "")
+    if found is not None and found < MIN_BUDGET:
+        option = "--max-chars" if max_chars is not None else "--for"
+        raise UsageError(option, f"{found} is too small", f"give at least {MIN_BUDGET}")
+    return found
 
 
 def size(text: str) -> int:

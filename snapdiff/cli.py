@@ -9,8 +9,10 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from .budget import budget
 from .errors import SnapdiffError, UsageError
-from .options import MIN_BUDGET, filters, gates, log_parser, parse, presets
+from .gates import failed, parse_gates
+from .options import filters, log_parser, parse
 
 __all__ = ["main"]
 
@@ -68,35 +70,6 @@ def _sides(old: str, new: str | None) -> tuple[str, str]:
     return start or "HEAD", end or "HEAD"
 
 
-def _failed(report: Report, wanted: list[str]) -> list[str]:
-    """One line per gate the report fails."""
-    s = report.summary
-    losing = [p.name for p in report.packages if p.stacks_removed]
-    found = {
-        "any": (s.total, f"{s.total} changes"),
-        "removed-packages": (s.packages_removed, f"{s.packages_removed} packages removed"),
-        "removed-specs": (s.specs_removed, f"{s.specs_removed} specs removed"),
-        "downgrade": (
-            s.version_downgrades,
-            f"{s.version_downgrades} packages' highest version "
-            "went down: "
-            + ", ".join(p.name for p in report.packages if p.bump and p.bump.kind == "downgrade"),
-        ),
-        "stack-loss": (
-            s.stacks_removed + len(losing),
-            f"{s.stacks_removed} stacks removed, {len(losing)} packages lost a stack",
-        ),
-    }
-    return [f"{gate} ({found[gate][1]})" for gate in wanted if found[gate][0]]
-
-
-def _budget(args: argparse.Namespace) -> int | None:
-    budget = args.max_chars if args.max_chars is not None else presets().get(args.forge or "")
-    if budget is not None and budget < MIN_BUDGET:
-        raise UsageError("--max-chars", f"{budget} is too small", f"give at least {MIN_BUDGET}")
-    return budget
-
-
 def _outputs(report: Report, args: argparse.Namespace) -> tuple[str, str | None]:
     """The text to write, and the uncut report for --full-report (JSON if its name says so)."""
     from .render import MarkdownRenderer
@@ -109,8 +82,8 @@ def _outputs(report: Report, args: argparse.Namespace) -> tuple[str, str | None]
     if args.format == "json":
         text = render_json(report)
     else:
-        budget = _budget(args)
-        text = markdown().fitted(budget) if budget else markdown()()
+        limit = budget(args.max_chars, args.forge)
+        text = markdown().fitted(limit) if limit else markdown()()
     if not args.full_report:
         return text, None
     if args.full_report.endswith(".json"):
@@ -131,7 +104,7 @@ def _run(args: argparse.Namespace) -> int:
     from .diff import diff_snapshots
     from .sources import Options, load_snapshots
 
-    wanted = gates(args.fail_on)
+    wanted = parse_gates(args.fail_on)
     if args.template and args.template_dir:
         raise UsageError("--template", "give --template or --template-dir, not both", "")
     narrow = filters(args)
@@ -148,10 +121,10 @@ def _run(args: argparse.Namespace) -> int:
     if full is not None and args.full_report:
         write_atomically(args.full_report, full)
     _write(args.output, text)
-    failed = _failed(report, wanted)
-    for gate in failed:
+    failing = failed(report, wanted)
+    for gate in failing:
         print(f"snapdiff: gate failed: {gate}", file=sys.stderr)
-    return 1 if failed or (args.exit_code and report.summary.total) else 0
+    return 1 if failing or (args.exit_code and report.summary.total) else 0
 
 
 def _log(argv: Sequence[str]) -> int:
@@ -169,7 +142,9 @@ def _log(argv: Sequence[str]) -> int:
     if args.format == "json":
         text = render_history_json(walked)
     else:
-        text = render_history_markdown(walked, args.template, args.template_dir, _budget(args))
+        text = render_history_markdown(
+            walked, args.template, args.template_dir, budget(args.max_chars, args.forge)
+        )
     _write(args.output, text)
     return 0
 
@@ -178,7 +153,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run snapdiff; return 0 (written), 1 (changes or a failed gate) or 2 (bad usage or input)."""
     try:
         words = list(sys.argv[1:] if argv is None else argv)
-        if words[:1] == ["log"] and not os.path.isdir("log"):
+        if words[:1] == ["log"]:  # a folder named log is `./log`
             return _log(words[1:])
         args = parse(words)
         return _run(args)

@@ -13,9 +13,9 @@ from typing import Any
 
 from .model import Configuration
 from .report import Change, Report
+from .sections import SECTIONS
 
 __all__ = [
-    "SECTIONS",
     "Safe",
     "code",
     "finalize",
@@ -29,17 +29,6 @@ __all__ = [
 
 FOLD_AFTER = 10  # a table with more rows than this goes inside <details>
 LIST_LIMIT = 8  # items shown in one table cell before "… and N more"
-# id, heading, what one row is
-SECTIONS = (
-    ("bumps", "Version updates", "package"),
-    ("removed", "Removed packages", "package"),
-    ("stack_losses", "Stacks that lost coverage", "stack"),
-    ("other_changed", "Other changed packages", "package"),
-    ("added", "New packages", "package"),
-    ("stack_gains", "Stacks that gained coverage", "stack"),
-    ("package_stacks", "Stacks gained and lost per package", "package"),
-    ("explained", "What changed, package by package", "package"),
-)
 
 _BACKTICKS = re.compile(r"`+")
 # What happened to the specs of each class of explanation (SPEC section 2a), in a summary line
@@ -308,7 +297,7 @@ def markdown_context(
         "has_changes": bool(report.summary.total),
         "sections": {
             name: _section(title, noun, rows[name], limits.get(name), full_report)
-            for name, title, noun in SECTIONS
+            for name, title, noun, *_ in SECTIONS
         },
         "new_stacks": [s["label"] for s in rows["stack_gains"] if s["status"] == "added"],
         "removed_stacks": [s["label"] for s in rows["stack_losses"] if s["status"] == "removed"],

@@ -7,12 +7,14 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from . import __version__
+from .budget import PRESETS
 from .errors import UsageError
+from .gates import GATES
 
 if TYPE_CHECKING:
     from .model import Filters
 
-__all__ = ["FILTERS", "MIN_BUDGET", "filters", "gates", "log_parser", "parse", "parser", "presets"]
+__all__ = ["FILTERS", "filters", "log_parser", "parse", "parser"]
 
 EXAMPLES = """\
 examples:
@@ -37,8 +39,6 @@ FILTERS = {
     "target": "specs for a matching target, e.g. aarch64",
     "compiler": "specs built with a matching compiler, e.g. 'gcc@13*'",
 }
-GATES = ("any", "removed-packages", "removed-specs", "downgrade", "stack-loss")
-MIN_BUDGET = 500
 
 
 class _Parser(argparse.ArgumentParser):
@@ -58,13 +58,51 @@ def parser() -> argparse.ArgumentParser:
     )
     _add_inputs(made.add_argument)
     _add_outputs(made.add_argument)
+    _add_filters(made)
+    markdown = made.add_argument_group("Markdown").add_argument
+    _add_markdown(markdown)
+    markdown(
+        "--full-report",
+        metavar="FILE",
+        help="also write the uncut report to FILE (JSON if it ends in .json)",
+    )
+    return made
+
+
+def _add_filters(made: argparse.ArgumentParser) -> None:
+    """One option per filter, each a glob that may be repeated."""
     group = made.add_argument_group(
         "filters", "look only at matching specs (globs; repeat an option for alternatives)"
     )
     for name, what in FILTERS.items():
         group.add_argument(f"--{name}", action="append", default=[], metavar="GLOB", help=what)
-    _add_markdown(made.add_argument_group("Markdown").add_argument)
-    return made
+
+
+def _add_reading(add: Callable[..., object]) -> None:
+    """Where revisions are read from, and what a bad page does."""
+    add(
+        "--repo",
+        metavar="PATH",
+        help="the git repository revisions are read from "
+        "(default: the one holding the current directory)",
+    )
+    add(
+        "--keep-going",
+        action="store_true",
+        help="leave out bad pages with a warning each; the report says it is incomplete",
+    )
+
+
+def _add_format(add: Callable[..., object]) -> None:
+    """The output's format and file."""
+    add(
+        "-f",
+        "--format",
+        choices=("markdown", "json"),
+        default="markdown",
+        help="Markdown (default) or JSON",
+    )
+    add("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
 
 
 def _add_inputs(add: Callable[..., object]) -> None:
@@ -76,12 +114,7 @@ def _add_inputs(add: Callable[..., object]) -> None:
         "indexes), a git revision (REV or REV:path), an index.json, or a range A..B for both",
     )
     add("new", metavar="NEW", nargs="?", help="the newer snapshot, in any of those forms")
-    add(
-        "--repo",
-        metavar="PATH",
-        help="the git repository revisions are read from "
-        "(default: the one holding the current directory)",
-    )
+    _add_reading(add)
     add(
         "--index-tag",
         metavar="TAG",
@@ -94,11 +127,6 @@ def _add_inputs(add: Callable[..., object]) -> None:
         "(default: from its path, <mirror>/<stack>/build_cache/index.json)",
     )
     add(
-        "--keep-going",
-        action="store_true",
-        help="leave out bad pages with a warning each; the report says it is incomplete",
-    )
-    add(
         "--config",
         metavar="FILE",
         help="read options from FILE (default: .snapdiff.yaml in "
@@ -108,14 +136,7 @@ def _add_inputs(add: Callable[..., object]) -> None:
 
 def _add_outputs(add: Callable[..., object]) -> None:
     """What is written, and what the exit code says."""
-    add(
-        "-f",
-        "--format",
-        choices=("markdown", "json"),
-        default="markdown",
-        help="Markdown release notes (default) or the JSON report",
-    )
-    add("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    _add_format(add)
     add("--exit-code", action="store_true", help="exit 1 when there are changes, like git diff")
     add(
         "--fail-on",
@@ -138,14 +159,9 @@ def _add_markdown(add: Callable[..., object]) -> None:
     add(
         "--for",
         dest="forge",
-        choices=sorted(presets()),
+        choices=sorted(PRESETS),
         help="the size limit of a forge: "
-        + ", ".join(f"{k} {v:,}" for k, v in sorted(presets().items())),
-    )
-    add(
-        "--full-report",
-        metavar="FILE",
-        help="also write the uncut report to FILE (JSON if it ends in .json)",
+        + ", ".join(f"{k} {v:,}" for k, v in sorted(PRESETS.items())),
     )
     add("--template", metavar="FILE", help="render with this Jinja template")
     add(
@@ -153,13 +169,6 @@ def _add_markdown(add: Callable[..., object]) -> None:
         metavar="DIR",
         help="templates here override the defaults of the same name",
     )
-
-
-def presets() -> dict[str, int]:
-    """Size limits of the forges, by name (`--for`)."""
-    from .budget import PRESETS
-
-    return PRESETS
 
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
@@ -181,15 +190,6 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     return options.parse_args([*configured, *argv])
 
 
-def gates(spec: str) -> list[str]:
-    """The gates of `--fail-on`, each checked."""
-    named = [g.strip() for g in spec.split(",") if g.strip()]
-    for gate in named:
-        if gate not in GATES:
-            raise UsageError("--fail-on", f"unknown gate {gate!r}", f"use {', '.join(GATES)}")
-    return named
-
-
 def filters(args: argparse.Namespace) -> Filters:
     """The filters the options name."""
     from .model import Filters
@@ -205,14 +205,8 @@ def log_parser() -> argparse.ArgumentParser:
         "newest first), then per package the path of its highest version, and flapping specs.",
     )
     made.add_argument("range", metavar="A..B", help="the commits after A up to B")
-    made.add_argument("--repo", metavar="PATH", help="the git repository (default: here)")
-    made.add_argument("-f", "--format", choices=("markdown", "json"), default="markdown")
-    made.add_argument("-o", "--output", metavar="FILE", help="write to FILE (atomically)")
-    made.add_argument("--keep-going", action="store_true", help="leave bad pages out")
-    made.add_argument("--max-chars", metavar="N", type=int, help="cut the Markdown to N")
-    made.add_argument("--for", dest="forge", choices=sorted(presets()), help="a forge's limit")
-    made.add_argument("--template", metavar="FILE", help="render with this Jinja template")
-    made.add_argument("--template-dir", metavar="DIR", help="override templates by name")
-    for name, what in FILTERS.items():
-        made.add_argument(f"--{name}", action="append", default=[], metavar="GLOB", help=what)
+    _add_reading(made.add_argument)
+    _add_format(made.add_argument)
+    _add_filters(made)
+    _add_markdown(made.add_argument_group("Markdown").add_argument)
     return made

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from gitrepo import commit, git, place
 from pagegen import HISTORY, SEEDS
-from test_git import commit, git, place
 
 from snapdiff.cli import main
 
@@ -32,6 +32,15 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "README.md").write_text("not a page\n")
     commit(root, "site only", 5)
     return root
+
+
+def test_log_is_the_subcommand_where_a_log_folder_exists(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "log").mkdir()
+    monkeypatch.chdir(tmp_path)
+    assert main(["log", "HEAD~2..HEAD", "--repo", str(repo), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["range"]["commits"] == 1
 
 
 def log(repo: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:

@@ -15,17 +15,17 @@ import pytest
 import yaml
 from pagegen import spec, write_page
 
-from snapdiff.budget import CUT_ORDER, PRESETS, fit, size
+from snapdiff.budget import PRESETS, fit, size
 from snapdiff.cli import main
-from snapdiff.context import SECTIONS
 from snapdiff.diff import diff_snapshots
 from snapdiff.options import parser
 from snapdiff.render import MarkdownRenderer, _environment
+from snapdiff.sections import CUT_ORDER, SECTIONS
 from snapdiff.sources import load_snapshots
 
 ROOT = Path(__file__).parent.parent
 V1, V2 = str(ROOT / "snapshots" / "v1"), str(ROOT / "snapshots" / "v2")
-TITLES = {name: title for name, title, _ in SECTIONS}
+TITLES = {s.id: s.title for s in SECTIONS}
 
 
 @pytest.fixture(scope="module")
@@ -145,7 +145,7 @@ def _cut_one_row_at_a_time(
 def test_fit_keeps_the_most_rows_that_fit(seed: int) -> None:
     """Rows of uneven length (synthetic sections), so that guessing from sizes is often wrong."""
     rng = random.Random(seed)
-    totals = {name: rng.randint(0, 150) for name, _ in CUT_ORDER}
+    totals: dict[str, int] = {name: rng.randint(0, 150) for name, _ in CUT_ORDER}
     lengths = {name: [rng.choice((4, 9, 30, 250)) for _ in range(n)] for name, n in totals.items()}
     renders = []
 

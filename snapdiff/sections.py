@@ -1,0 +1,47 @@
+"""The sections of the Markdown report: one table of their ids, titles and cutting order."""
+
+from __future__ import annotations
+
+from typing import Literal, NamedTuple
+
+__all__ = ["CUT_ORDER", "SECTIONS", "Section", "SectionId"]
+
+SectionId = Literal[
+    "bumps",
+    "removed",
+    "stack_losses",
+    "other_changed",
+    "added",
+    "stack_gains",
+    "package_stacks",
+    "explained",
+]
+
+
+class Section(NamedTuple):
+    """One section: its id in the template context, heading, what one row is, and when it is
+    cut to fit a size budget (lower `cut_rank` first; each floor a step, -1 the downgrades)."""
+
+    id: SectionId
+    title: str
+    noun: str
+    cut_rank: int
+    floors: tuple[int, ...] = (0,)
+
+
+# In the order shown. Cut first what matters least: per-spec detail, then additions, then
+# version updates (downgrades last), then removals and losses.
+SECTIONS = (
+    Section("bumps", "Version updates", "package", 6, (-1, 0)),
+    Section("removed", "Removed packages", "package", 8),
+    Section("stack_losses", "Stacks that lost coverage", "stack", 7),
+    Section("other_changed", "Other changed packages", "package", 2),
+    Section("added", "New packages", "package", 4),
+    Section("stack_gains", "Stacks that gained coverage", "stack", 3),
+    Section("package_stacks", "Stacks gained and lost per package", "package", 1),
+    Section("explained", "What changed, package by package", "package", 0),
+)
+# (section, rows it keeps at this step), in the order a size budget cuts them
+CUT_ORDER: tuple[tuple[SectionId, int], ...] = tuple(
+    (s.id, floor) for s in sorted(SECTIONS, key=lambda s: s.cut_rank) for floor in s.floors
+)
