@@ -1,6 +1,7 @@
 """snapdiff: what changed between two snapshots of the Spack binary cache catalogue.
 
-Public API: load_snapshot, diff_snapshots, render_markdown, render_json.
+Public API: load_pair (both sides of a diff), load_snapshot (one), diff_snapshots,
+render_markdown, render_json.
 """
 
 from __future__ import annotations
@@ -8,19 +9,27 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["__version__", "diff_snapshots", "load_snapshot", "render_json", "render_markdown"]
+__all__ = [
+    "__version__",
+    "diff_snapshots",
+    "load_pair",
+    "load_snapshot",
+    "render_json",
+    "render_markdown",
+]
 
 if TYPE_CHECKING:
     from .diff import diff_snapshots
     from .render import render_markdown
     from .report_json import render_json
-    from .sources import load_snapshot
+    from .sources import load_pair, load_snapshot
 
 _LAZY = {
     "diff_snapshots": "diff",
     "render_json": "report_json",
     "render_markdown": "render",
     "load_snapshot": "sources",
+    "load_pair": "sources",
 }
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from .diff import diff_snapshots
 from .model import Filters, Snapshot
 from .report import Report
-from .sources import Options, load_history
+from .sources import LoadOptions, load_history
 
 __all__ = ["Flap", "History", "PackagePath", "Step", "history"]
 
@@ -60,7 +60,7 @@ def _commit(snapshot: Snapshot) -> str:
 
 
 def history(
-    start: str, end: str, options: Options | None = None, filters: Filters | None = None
+    start: str, end: str, options: LoadOptions | None = None, filters: Filters | None = None
 ) -> History:
     """Walk the first-parent commits after `start` up to `end`, diffing each with its parent."""
     steps: list[Step] = []

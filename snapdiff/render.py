@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import pickle  # what Jinja's cache files hold besides the code
 from contextlib import suppress
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+import jinja2
+import jinja2.bccache
 
 from .budget import fit, marker
 from .context import (
@@ -45,44 +49,41 @@ def templates_dir() -> Path:
     raise TemplateError(str(here), "default templates not found", "reinstall snapdiff")
 
 
-def _bytecode_cache() -> Any:
-    """Jinja's cache of compiled templates, or None where it cannot be used.
+class _QuietCache(jinja2.FileSystemBytecodeCache):
+    """Jinja's cache of compiled templates, where failing to read or write costs a compile."""
 
-    It is a folder private to the user in the temporary directory (`_jinja2-cache-<uid>`).
-    Compiling the default template costs about 70 ms a run; loading it compiled, 2 ms. Each
-    template is kept by its path with a checksum of its source, so an edited template is
-    compiled again. Failing to read or write the cache only costs the compile.
-    """
-    import pickle  # what Jinja's cache files hold besides the code
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except (OSError, EOFError, ValueError, pickle.UnpicklingError):
+            bucket.reset()  # compile it again
 
-    import jinja2
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with suppress(OSError):  # a full disk, a folder removed meanwhile
+            super().dump_bytecode(bucket)
 
-    class QuietCache(jinja2.FileSystemBytecodeCache):
-        def load_bytecode(self, bucket: Any) -> None:
-            try:
-                super().load_bytecode(bucket)
-            except (OSError, EOFError, ValueError, pickle.UnpicklingError):
-                bucket.reset()  # compile it again
 
-        def dump_bytecode(self, bucket: Any) -> None:
-            with suppress(OSError):  # a full disk, a folder removed meanwhile
-                super().dump_bytecode(bucket)
-
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    """The user's private cache folder in the temporary directory (`_jinja2-cache-<uid>`), or
+    None where there is none. Each template is kept by its path with a checksum of its source,
+    so an edited template is compiled again."""
     try:
-        return QuietCache()
+        return _QuietCache()
     except (OSError, RuntimeError):  # no usable per-user folder in the temporary directory
         return None
 
 
 @lru_cache(maxsize=4)
-def _environment(template_dir: str | None) -> Any:
-    """A Jinja environment: the user's template folder first (if any), then the defaults."""
-    import jinja2  # deferred: about 50 ms of start-up that JSON output does not need
+def _environment(template_dir: str | None, cached: bool = False) -> jinja2.Environment:
+    """A Jinja environment: the user's template folder first (if any), then the defaults.
 
+    `cached` keeps compiled templates in a folder of the user's (the command line opts in:
+    a library call writes nothing outside its output).
+    """
     folders = [template_dir] if template_dir else []
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader([*folders, str(templates_dir())]),
-        bytecode_cache=_bytecode_cache(),
+        bytecode_cache=_bytecode_cache() if cached else None,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -103,9 +104,8 @@ class MarkdownRenderer:
         template: str | None = None,
         template_dir: str | None = None,
         full_report: str | None = None,
+        cached: bool = False,
     ) -> None:
-        import jinja2
-
         self.report = report
         self.data = report_to_dict(report)
         self.rows = section_rows(report, self.data)
@@ -115,7 +115,7 @@ class MarkdownRenderer:
         folder = str(path.parent) if path else template_dir
         name = path.name if path else DEFAULT_TEMPLATE
         try:
-            self._template = _environment(folder).get_template(name)
+            self._template = _environment(folder, cached).get_template(name)
         except jinja2.TemplateNotFound as exc:
             where = template or f"{template_dir}/{name}"
             raise TemplateError(where, "template not found", "check the path") from exc
@@ -127,8 +127,6 @@ class MarkdownRenderer:
 
     def __call__(self, limits: dict[str, int] | None = None) -> str:
         """The Markdown with each section cut to its limit (no limit: everything)."""
-        import jinja2
-
         context = markdown_context(
             self.report, self.data, self.rows, limits, self.full_report, self.marker
         )
@@ -175,13 +173,12 @@ def render_history_markdown(
     template: str | None = None,
     template_dir: str | None = None,
     budget: int | None = None,
+    cached: bool = False,
 ) -> str:
     """`snapdiff log` as Markdown through `log.md.j2`, cut to the budget if one is given."""
-    import jinja2
-
     data = history_to_dict(history)
     path = Path(template) if template else None
-    env = _environment(str(path.parent) if path else template_dir)
+    env = _environment(str(path.parent) if path else template_dir, cached)
     name = path.name if path else LOG_TEMPLATE
     moved = [
         p for p in data["packages"] if len(p["versions"]) > 1 or p["first_seen"] or p["last_seen"]

@@ -12,7 +12,7 @@ from pagegen import page_text, spec, write_page
 from snapdiff.diff import diff_snapshots
 from snapdiff.report import Report
 from snapdiff.report_json import report_to_dict
-from snapdiff.sources import load_snapshots
+from snapdiff.sources import load_pair
 
 Pages = dict[str, list[dict[str, Any]]]
 
@@ -23,7 +23,7 @@ def run(
     for side, pages, tag in (("old", old, old_tag), ("new", new, new_tag)):
         for name, specs in pages.items():
             write_page(tmp_path / side, name, specs, tag=tag)
-    return diff_snapshots(*load_snapshots(str(tmp_path / "old"), str(tmp_path / "new")))
+    return diff_snapshots(*load_pair(str(tmp_path / "old"), str(tmp_path / "new")))
 
 
 def package(report: Report, name: str) -> dict[str, Any]:
@@ -191,7 +191,7 @@ def test_several_tags_keep_tag_in_identity(tmp_path: Path) -> None:
         write_page(root, "zlib", [spec("a1", "1.3")], tag="develop")
     write_page(old, "zlib", [spec("a1", "1.3")], tag="v0.22.0")
     write_page(new, "zlib", [spec("a1", "1.3")], tag="v0.23.0")
-    data = report_to_dict(diff_snapshots(*load_snapshots(str(old), str(new))))
+    data = report_to_dict(diff_snapshots(*load_pair(str(old), str(new))))
     assert [(p["tag"], p["status"]) for p in data["packages"]] == [
         ("v0.22.0", "removed"),
         ("v0.23.0", "added"),
@@ -258,7 +258,7 @@ def test_content_both_sides_hold_is_read_once_for_its_counts(tmp_path: Path) -> 
     for side in ("old", "new"):
         write_page(tmp_path / side, "zlib", BASE["zlib"])
     write_page(tmp_path / "new", "cmake", BASE["cmake"])
-    old, new = load_snapshots(str(tmp_path / "old"), str(tmp_path / "new"))
+    old, new = load_pair(str(tmp_path / "old"), str(tmp_path / "new"))
     a, b = old.pages[("develop", "zlib")], new.pages[("develop", "zlib")]
     assert a.entries is None and b.entries is None
     assert a.stack_counts == b.stack_counts == (("e4s", 1), ("ml-cpu", 1), ("root", 2))

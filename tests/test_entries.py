@@ -16,7 +16,7 @@ from snapdiff.cli import main
 from snapdiff.entries import Entries, check_entries
 from snapdiff.errors import InputError
 from snapdiff.model import configuration_of
-from snapdiff.sources import load_snapshots
+from snapdiff.sources import load_pair
 
 ROOT = Path(__file__).parent.parent
 REAL_PAGES = HISTORY + SEEDS + sorted((ROOT / "snapshots").glob("*/_cache/*/*/specs.md"))
@@ -146,7 +146,7 @@ def test_a_bad_entry_in_a_changed_page_is_found_while_loading(
     bad.write_text(bad.read_text().replace('"zz": "x"', '"zz": tru'))
     assert Entries.from_line(details_line(bad), "x") is not None  # read as text at first
     with pytest.raises(InputError, match=f"{bad}: the spec_details entry of hash b.* not valid"):
-        load_snapshots(str(old), str(new))
+        load_pair(str(old), str(new))
     assert main([str(old), str(new), "--keep-going", "-f", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["incomplete"] and str(bad) in report["skipped"][0]

@@ -17,7 +17,7 @@ from snapdiff.model import Filters, Spec
 from snapdiff.render import render_markdown
 from snapdiff.report import Report
 from snapdiff.report_json import report_to_dict
-from snapdiff.sources import Options, load_snapshots
+from snapdiff.sources import LoadOptions, load_pair
 from snapdiff.versions import sort_versions
 
 ROOT = Path(__file__).parent.parent
@@ -25,7 +25,7 @@ V1, V2 = str(ROOT / "snapshots" / "v1"), str(ROOT / "snapshots" / "v2")
 
 
 def real_report(old: str = V1, new: str = V2) -> dict[str, Any]:
-    return report_to_dict(diff_snapshots(*load_snapshots(old, new)))
+    return report_to_dict(diff_snapshots(*load_pair(old, new)))
 
 
 def texts(name: str, data: dict[str, Any] | None = None) -> list[str]:
@@ -155,7 +155,7 @@ def run(
         for name, specs in pages.items():
             write_page(tmp_path / side, name, specs)
     full = bool(filters and filters.per_spec)
-    sides = load_snapshots(str(tmp_path / "old"), str(tmp_path / "new"), Options(full=full))
+    sides = load_pair(str(tmp_path / "old"), str(tmp_path / "new"), LoadOptions(full=full))
     return diff_snapshots(*sides, filters)
 
 

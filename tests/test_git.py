@@ -16,7 +16,7 @@ from gitrepo import ENV, commit, git, new_repo, place, reorder_stacks
 from pagegen import HISTORY, SEEDS, spec, write_page
 
 from snapdiff.cli import main
-from snapdiff.sources import Options, load_snapshots, pages
+from snapdiff.sources import LoadOptions, load_pair, pages
 
 
 @pytest.fixture(scope="module")
@@ -198,7 +198,7 @@ def test_only_changed_blobs_are_parsed(catalogue: Path, monkeypatch: pytest.Monk
         return real(data, source, digest, full)
 
     monkeypatch.setattr("snapdiff.sources.snapshot.parse_page", counting)
-    old, new = load_snapshots("HEAD~1", "HEAD", Options(repo=str(catalogue)))
+    old, new = load_pair("HEAD~1", "HEAD", LoadOptions(repo=str(catalogue)))
     changed = git(catalogue, "diff", "--name-only", "--no-renames", "HEAD~1", "HEAD").split()
     assert sorted(changed) == [
         "_cache/develop/py-keras/specs.md",

@@ -70,11 +70,11 @@ def test_the_fast_path_reports_what_a_full_parse_reports(case: str) -> None:
     from snapdiff.diff import diff_snapshots
     from snapdiff.render import render_markdown
     from snapdiff.report_json import render_json
-    from snapdiff.sources import Options, load_snapshots
+    from snapdiff.sources import LoadOptions, load_pair
 
     old, new = str(CASES / case / "old"), str(CASES / case / "new")
-    fast = diff_snapshots(*load_snapshots(old, new))
-    full = diff_snapshots(*load_snapshots(old, new, Options(full=True)))
+    fast = diff_snapshots(*load_pair(old, new))
+    full = diff_snapshots(*load_pair(old, new, LoadOptions(full=True)))
     assert render_json(fast) == render_json(full)
     assert render_markdown(fast) == render_markdown(full)
 
@@ -88,12 +88,12 @@ def test_reading_entries_as_text_reports_what_parsing_them_reports(
     from snapdiff.entries import Entries
     from snapdiff.render import render_markdown
     from snapdiff.report_json import render_json
-    from snapdiff.sources import load_snapshots
+    from snapdiff.sources import load_pair
 
     old, new = str(CASES / case / "old"), str(CASES / case / "new")
-    as_text = diff_snapshots(*load_snapshots(old, new))
+    as_text = diff_snapshots(*load_pair(old, new))
     monkeypatch.setattr(Entries, "from_line", classmethod(lambda cls, line, source: None))
-    parsed = diff_snapshots(*load_snapshots(old, new))
+    parsed = diff_snapshots(*load_pair(old, new))
     assert render_json(as_text) == render_json(parsed)
     assert render_markdown(as_text) == render_markdown(parsed)
 
@@ -107,8 +107,8 @@ def test_every_claim_of_every_case_is_true(case: str) -> None:
 
     from snapdiff.diff import diff_snapshots
     from snapdiff.report_json import render_json
-    from snapdiff.sources import load_snapshots
+    from snapdiff.sources import load_pair
 
     old, new = CASES / case / "old", CASES / case / "new"
-    data = json.loads(render_json(diff_snapshots(*load_snapshots(str(old), str(new)))))
+    data = json.loads(render_json(diff_snapshots(*load_pair(str(old), str(new)))))
     assert check_report(data, old, new) == []

@@ -12,14 +12,14 @@ from pagegen import page_text
 
 from snapdiff.cli import main
 from snapdiff.model import Spec
-from snapdiff.sources import Options, load_snapshot
+from snapdiff.sources import LoadOptions, load_snapshot
 
 INDEX = Path(__file__).parent / "data" / "spack-index"
 V7, V8 = str(INDEX / "db-v7-index.json"), str(INDEX / "db-v8-index.json")
 
 
 def specs(path: str, **options: Any) -> dict[str, tuple[str, Spec]]:
-    snapshot = load_snapshot(path, Options(**options))
+    snapshot = load_snapshot(path, LoadOptions(**options))
     found = {}
     for (_, name), page in snapshot.pages.items():
         assert page.entries is not None
@@ -85,7 +85,9 @@ def test_a_mirror_folder_names_stacks_by_their_folders(tmp_path: Path) -> None:
     found = specs(str(tmp_path / "mirror"))
     assert found["rqh2vuf6fqwkmipzgi2wjx352mq7y7ez"][1].stacks == ("e4s", "ml-cpu", "root")
     assert found["jr3yipyxyjulcdvckwwwjrrumis7glpa"][1].stacks == ("e4s", "ml-cpu")
-    assert load_snapshot(str(tmp_path / "mirror"), Options(index_tag="v0.23")).tags == ("v0.23",)
+    assert load_snapshot(str(tmp_path / "mirror"), LoadOptions(index_tag="v0.23")).tags == (
+        "v0.23",
+    )
 
 
 def test_an_index_against_catalogue_pages_of_the_same_cache(

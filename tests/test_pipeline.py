@@ -21,7 +21,7 @@ from snapdiff.diff import diff_snapshots
 from snapdiff.options import parser
 from snapdiff.render import MarkdownRenderer, _environment
 from snapdiff.sections import CUT_ORDER, SECTIONS
-from snapdiff.sources import load_snapshots
+from snapdiff.sources import load_pair
 
 ROOT = Path(__file__).parent.parent
 V1, V2 = str(ROOT / "snapshots" / "v1"), str(ROOT / "snapshots" / "v2")
@@ -67,7 +67,7 @@ def big(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
 @pytest.fixture(scope="module")
 def renderer(big: tuple[str, str]) -> MarkdownRenderer:
     """The big pair's report, loaded once; each test renders it under its own budget."""
-    return MarkdownRenderer(diff_snapshots(*load_snapshots(*big)))
+    return MarkdownRenderer(diff_snapshots(*load_pair(*big)))
 
 
 def run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:

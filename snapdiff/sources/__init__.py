@@ -1,13 +1,12 @@
-"""Loaders, one per input kind, all returning a Snapshot; load_snapshots picks the kind."""
+"""Loaders, one per input kind, all returning a Snapshot; `load_pair` loads both sides of a diff."""
 
 from __future__ import annotations
 
-import gc
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from ..errors import InputError
 from ..model import Snapshot
@@ -17,7 +16,7 @@ from .index import find_indexes, is_index_file, load_indexes
 from .pages import ParsedPage, is_candidate, is_catalogue_path, is_page
 from .snapshot import PageBytes, PageCache, Problems, build_snapshot, check_changed
 
-__all__ = ["Options", "load_history", "load_snapshot", "load_snapshots"]
+__all__ = ["LoadOptions", "SnapshotPair", "load_history", "load_pair", "load_snapshot"]
 
 
 class _Side(Protocol):
@@ -83,7 +82,7 @@ class _GitSide:
 class _IndexSide:
     """Spack build-cache indexes: one file, or a folder of `<stack>/build_cache/index.json`."""
 
-    def __init__(self, source: str, paths: list[str], options: Options) -> None:
+    def __init__(self, source: str, paths: list[str], options: LoadOptions) -> None:
         self.problems = Problems(options.keep_going)
         single = len(paths) == 1 and source == paths[0]
         self.snapshot = load_indexes(
@@ -102,7 +101,7 @@ class _IndexSide:
 
 
 @dataclass(frozen=True)
-class Options:
+class LoadOptions:
     """How inputs are read (beyond their names)."""
 
     repo: str | None = None  # the git repository revisions are read from
@@ -112,7 +111,7 @@ class Options:
     stack_name: str | None = None  # the stack of a single index.json given as a snapshot
 
 
-def _open(arg: str, options: Options, repos: dict[str, GitRepo]) -> _Side:
+def _open(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> _Side:
     """A build-cache index, a directory (of pages or of indexes), else a git revision."""
     problems = Problems(options.keep_going)
     if is_index_file(arg):
@@ -138,27 +137,30 @@ def _open(arg: str, options: Options, repos: dict[str, GitRepo]) -> _Side:
 
 @contextmanager
 def _opened() -> Iterator[dict[str, GitRepo]]:
-    """Repositories opened while loading, closed after; the garbage collector paused meanwhile.
-
-    Loading allocates millions of small objects and no reference cycles: with the collector on,
-    parsing one develop-size snapshot measured about twice as slow. What was loaded is then
-    frozen (moved out of the collector's sight), so the diff after it does not pay for scanning
-    it again and again.
-    """
+    """Repositories opened while loading, closed after."""
     repos: dict[str, GitRepo] = {}
-    enabled = gc.isenabled()
-    gc.disable()
     try:
         yield repos
     finally:
-        gc.freeze()
-        if enabled:
-            gc.enable()
         for opened in repos.values():
             opened.close()
 
 
-def load_snapshots(old: str, new: str, options: Options | None = None) -> tuple[Snapshot, Snapshot]:
+class SnapshotPair(NamedTuple):
+    """Both sides of a diff, loaded together (`load_pair`).
+
+    The invariant a diff relies on: content both sides hold alike is read only for its counts
+    (pages with `entries` None, unless every page was read in full), and every entry that
+    differs between the sides, or that one side lacks, has been parsed and checked. A diff of
+    the pair therefore never meets unread or unchecked data; snapshots loaded one at a time
+    (`load_snapshot`) are fully checked and can be paired freely.
+    """
+
+    old: Snapshot
+    new: Snapshot
+
+
+def load_pair(old: str, new: str, options: LoadOptions | None = None) -> SnapshotPair:
     """Load both sides of a diff: directories, git revisions or build-cache indexes.
 
     Content both sides hold is read once, and (unless `options.full`, which per-spec filters
@@ -166,7 +168,7 @@ def load_snapshots(old: str, new: str, options: Options | None = None) -> tuple[
     anything is read, and are counted from their `meta` line. With `options.keep_going`, a bad
     page is left out and listed in the snapshot's `skipped` instead of stopping everything.
     """
-    options = options or Options()
+    options = options or LoadOptions()
     with _opened() as repos:
         sides = _open(old, options, repos), _open(new, options, repos)
         shared = set() if options.full else sides[0].digests() & sides[1].digests()
@@ -176,20 +178,24 @@ def load_snapshots(old: str, new: str, options: Options | None = None) -> tuple[
         if options.full:  # per-spec filters read every entry: check them all now
             nothing = Snapshot("", {})
             old_snapshot = check_changed(old_snapshot, nothing, sides[0].problems)
-            return old_snapshot, check_changed(new_snapshot, nothing, sides[1].problems)
+            return SnapshotPair(
+                old_snapshot, check_changed(new_snapshot, nothing, sides[1].problems)
+            )
         old_snapshot = check_changed(old_snapshot, new_snapshot, sides[0].problems)
-        return old_snapshot, check_changed(new_snapshot, old_snapshot, sides[1].problems)
+        return SnapshotPair(
+            old_snapshot, check_changed(new_snapshot, old_snapshot, sides[1].problems)
+        )
 
 
 def load_history(
-    start: str, end: str, options: Options | None = None
+    start: str, end: str, options: LoadOptions | None = None
 ) -> Iterator[tuple[Snapshot, Snapshot]]:
     """(before, after) for each first-parent commit after `start` up to `end` that changed pages.
 
     One cache serves the whole range and parses in full, so each step reads and parses only the
     blobs its commit changed; commits whose files are all unchanged are passed over.
     """
-    options = options or Options()
+    options = options or LoadOptions()
     with _opened() as repos:
         side = _open(start, options, repos)
         if not isinstance(side, _GitSide):
@@ -208,11 +214,11 @@ def load_history(
             before, old_snapshot = after, new_snapshot
 
 
-def load_snapshot(arg: str, options: Options | None = None) -> Snapshot:
+def load_snapshot(arg: str, options: LoadOptions | None = None) -> Snapshot:
     """Load one snapshot: a directory of catalogue pages, a git revision, or an index.
 
     Every entry is read and checked (a diff reads only those that differ between its sides).
     """
     with _opened() as repos:
-        side = _open(arg, options or Options(), repos)
+        side = _open(arg, options or LoadOptions(), repos)
         return check_changed(side.load(PageCache()), Snapshot(arg, {}), side.problems)

@@ -1,0 +1,49 @@
+"""snapdiff as a library: the public API works and leaves the calling process alone."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import snapdiff
+
+ROOT = Path(__file__).parent.parent
+V1, V2 = str(ROOT / "snapshots" / "v1"), str(ROOT / "snapshots" / "v2")
+
+
+def test_the_public_api_as_the_readme_shows_it() -> None:
+    old, new = snapdiff.load_pair(V1, V2)
+    report = snapdiff.diff_snapshots(old, new)
+    assert report.summary.version_bumps == 5
+    assert json.loads(snapdiff.render_json(report))["summary"]["specs_added"] == 470
+    assert snapdiff.render_markdown(report).startswith("<!-- snapdiff report sha256:")
+    assert len(snapdiff.load_snapshot(V1).pages) == 5
+
+
+def test_loading_leaves_the_garbage_collector_as_it_was() -> None:
+    """In a fresh interpreter, exactly the issue's check: `True 0`."""
+    code = (
+        "import gc, snapdiff; snapdiff.load_snapshot('snapshots/v1'); "
+        "snapdiff.diff_snapshots(*snapdiff.load_pair('snapshots/v1', 'snapshots/v2')); "
+        "print(gc.isenabled(), gc.get_freeze_count())"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert done.stdout == "True 0\n"
+
+
+def test_rendering_writes_nothing_outside_its_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No template cache unless the command line opts in (it does: see test_templates)."""
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    report = snapdiff.diff_snapshots(*snapdiff.load_pair(V1, V2))
+    snapdiff.render_markdown(report)
+    assert list(tmp_path.iterdir()) == []
