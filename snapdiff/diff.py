@@ -10,7 +10,7 @@ from .coverage import stack_coverage
 from .entries import Entries
 from .explain import describe_fields, explain, rebuilt_count
 from .filters import apply_filters
-from .model import Entry, Filters, Page, Snapshot, Spec
+from .model import Entry, Filters, Page, PageEntries, Snapshot, Spec
 from .report import (
     Bump,
     FieldChange,
@@ -40,7 +40,7 @@ def _relabel(pages: Mapping[Key, Page], tag: str) -> dict[Key, Page]:
 _NO_ENTRIES = Entries.from_read({}, "")
 
 
-def _entries(page: Page | None) -> Entries:
+def _entries(page: Page | None) -> PageEntries:
     """The entries of a page whose content differs between the sides (loaders keep those)."""
     if page is None:
         return _NO_ENTRIES

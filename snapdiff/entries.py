@@ -25,8 +25,15 @@ import orjson
 
 from .checks import FIX, check_entries, check_entry, json_value
 from .errors import InputError
-from .model import Configuration, Entry, configuration_of, normal_compiler, normal_variants
-from .versions import highest
+from .model import (
+    Configuration,
+    Entry,
+    PageEntries,
+    configuration_of,
+    normal_compiler,
+    normal_variants,
+)
+from .versions import spec_version
 
 __all__ = ["FIX", "Entries", "check_entries", "json_value"]  # the checks re-exported
 
@@ -131,11 +138,6 @@ def _text_list(text: bytes) -> tuple[str, ...]:
     return _LISTS[text] or ()
 
 
-def spec_version(versions: Iterable[str]) -> str:
-    """The version a spec is known by (SPEC section 2a): its highest, "" when it lists none."""
-    return highest(versions) or ""
-
-
 @lru_cache(maxsize=65536)
 def _configuration(
     os: bytes, platform: bytes, target: bytes, compiler: bytes, variants: bytes
@@ -232,19 +234,19 @@ class Entries(Mapping[str, Entry]):
         """The hashes, as a set-like view."""
         return (self._read if self._texts is None else self._texts).keys()
 
-    def differing(self, other: Entries) -> list[str]:
+    def differing(self, other: PageEntries) -> list[str]:
         """Our entries that `other` lacks or holds otherwise as read, sorted by hash."""
-        if self._texts is not None and other._texts is not None:
+        if self._texts is not None and isinstance(other, Entries) and other._texts is not None:
             return sorted(digest for digest, _ in self._texts.items() - other._texts.items())
         return [digest for digest in self if digest not in other or not self.same(other, digest)]
 
-    def same(self, other: Entries, digest: str) -> bool:
+    def same(self, other: PageEntries, digest: str) -> bool:
         """Whether an entry both hold is the same as read (same text, or equal once parsed)."""
-        if self._texts is not None and other._texts is not None:
+        if self._texts is not None and isinstance(other, Entries) and other._texts is not None:
             return self._texts[digest] == other._texts[digest]
         return self[digest] == other[digest]
 
-    def check(self, other: Entries | None) -> None:
+    def check(self, other: PageEntries | None) -> None:
         """Parse and check every entry that `other` (the counterpart page) lacks as it is."""
         if self._texts is not None:
             for digest in self if other is None else self.differing(other):

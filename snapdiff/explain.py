@@ -8,10 +8,10 @@ from typing import Any
 
 from .claims import describe
 from .classify import classify
-from .entries import Entries, spec_version
 from .migrations import find_migrations
-from .model import Spec
+from .model import PageEntries, Spec
 from .report import Change, Sentence, SpecChange
+from .versions import spec_version
 
 __all__ = ["describe_fields", "explain", "rebuilt_count"]
 
@@ -76,8 +76,8 @@ def rebuilt_count(removed: Iterable[Spec], added: Iterable[Spec]) -> int:
 def explain(
     removed: list[Spec],
     added: list[Spec],
-    old: Entries,
-    new: Entries,
+    old: PageEntries,
+    new: PageEntries,
     changed: list[SpecChange],
 ) -> tuple[tuple[Change, ...], tuple[Sentence, ...]]:
     """Why one package's specs were added and removed, and what changed for specs it kept.

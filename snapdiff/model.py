@@ -3,12 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
-
-if TYPE_CHECKING:
-    from .entries import Entries
+from typing import Any, NamedTuple, Protocol
 
 __all__ = [
     "Filters",
@@ -124,6 +121,32 @@ _ENTRY_KEYS = frozenset(Spec._fields) - {"extra"} | {"tarball"}
 Entry = Mapping[str, Any]  # one `spec_details` entry as read, its types checked by the loader
 
 
+class PageEntries(Protocol):
+    """A page's entries by hash, sorted (`entries.Entries` reads them): what a diff asks of them.
+
+    Once a pair of snapshots is loaded (`sources.load_pair`), every entry that differs from the
+    counterpart page has been parsed and checked, so reading one never fails.
+    """
+
+    counts: tuple[tuple[str, int], ...]  # (stack, entries in it), sorted by stack
+    stacks: frozenset[str]
+    versions: frozenset[str]
+
+    def __getitem__(self, digest: str) -> Entry: ...
+    def __contains__(self, digest: object) -> bool: ...
+    def __iter__(self) -> Iterator[str]: ...
+    def __len__(self) -> int: ...
+    def hashes(self) -> KeysView[str]: ...
+    def items(self) -> ItemsView[str, Entry]: ...
+    def values(self) -> ValuesView[Entry]: ...
+    def differing(self, other: PageEntries) -> list[str]: ...
+    def subset(self, digests: Iterable[str]) -> PageEntries: ...
+    def check(self, other: PageEntries | None) -> None: ...
+    def versions_by_configuration(self) -> dict[Configuration, set[str]]: ...
+    def configurations_by_stack(self) -> dict[str, set[Configuration]]: ...
+    def compiler_spellings(self) -> dict[str, str]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Page:
     """One catalogue page: the specs of one package under one cache tag.
@@ -137,7 +160,7 @@ class Page:
     name: str
     source: str  # where it was read from, for messages
     digest: str  # git blob id of the raw content: equal digest, equal page
-    entries: Entries | None  # by hash, sorted; None when only the counts were read
+    entries: PageEntries | None  # by hash, sorted; None when only the counts were read
     spec_count: int
     stack_counts: tuple[tuple[str, int], ...]  # (stack, specs in it), sorted by stack
 

@@ -6,7 +6,14 @@ import re
 from collections.abc import Iterable
 from functools import lru_cache
 
-__all__ = ["bump_kind", "highest", "sort_versions", "version_key", "versions_of"]
+__all__ = [
+    "bump_kind",
+    "highest",
+    "sort_versions",
+    "spec_version",
+    "version_key",
+    "versions_of",
+]
 
 _TOKEN = re.compile(r"[0-9]+|[a-zA-Z]+")
 # Infinity words beat every number; later in this tuple is higher.
@@ -68,6 +75,11 @@ def highest(versions: Iterable[str]) -> str | None:
     """The highest version in Spack order, or None for no versions."""
     ordered = sort_versions(versions)
     return ordered[-1] if ordered else None
+
+
+def spec_version(versions: Iterable[str]) -> str:
+    """The version a spec is known by (SPEC section 2a): its highest, "" when it lists none."""
+    return highest(versions) or ""
 
 
 def bump_kind(old: str, new: str) -> str:
