@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from .errors import UsageError
-from .sections import CUT_ORDER
+from .sections import CUT_ORDER, SectionId
 
 __all__ = ["MIN_BUDGET", "PRESETS", "budget", "digest", "fit", "marker", "size"]
 
@@ -35,7 +34,7 @@ def size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-def digest(report: Mapping[str, Any]) -> str:
+def digest(report: Mapping[str, object]) -> str:
     """A digest of what the report says, not of where it was read from (sources left out)."""
     import hashlib  # deferred with orjson: `snapdiff --version` reads PRESETS only
 
@@ -43,22 +42,23 @@ def digest(report: Mapping[str, Any]) -> str:
 
     content = dict(report)
     for side in ("old", "new"):
-        if side in report:
+        found = report.get(side)
+        if isinstance(found, dict):
             content[side] = {
-                k: v for k, v in report[side].items() if k not in ("source", "commit", "date")
+                k: v for k, v in found.items() if k not in ("source", "commit", "date")
             }
     return hashlib.sha256(orjson.dumps(content, option=orjson.OPT_SORT_KEYS)).hexdigest()[:32]
 
 
-def marker(report: Mapping[str, Any]) -> str:
+def marker(report: Mapping[str, object]) -> str:
     """The hidden line a bot finds its previous comment by, and compares to skip an update."""
     return f"<!-- snapdiff report sha256:{digest(report)} -->"
 
 
 def _most_rows(
-    render: Callable[[dict[str, int]], str],
-    limits: dict[str, int],
-    section: str,
+    render: Callable[[dict[SectionId, int]], str],
+    limits: dict[SectionId, int],
+    section: SectionId,
     fits: tuple[int, str],
     too_long: tuple[int, int],
     budget: int,
@@ -91,8 +91,8 @@ def _most_rows(
 
 
 def fit(
-    render: Callable[[dict[str, int]], str],
-    totals: Mapping[str, int],
+    render: Callable[[dict[SectionId, int]], str],
+    totals: Mapping[SectionId, int],
     downgrades: int,
     budget: int,
 ) -> str:
@@ -102,7 +102,7 @@ def fit(
     floor and moves on. If even the title and summary do not fit, the text is cut at a line
     boundary with a note saying so.
     """
-    limits: dict[str, int] = {}
+    limits: dict[SectionId, int] = {}
     text = render(limits)
     for section, floor in CUT_ORDER:
         if size(text) <= budget:

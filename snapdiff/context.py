@@ -1,36 +1,32 @@
-"""What Markdown templates see: the JSON report, grouped and cut views of it, safe helpers.
+"""What Markdown templates see: the JSON report, grouped and cut views of it (typed throughout).
 
 Python groups, sorts, cuts and formats here; templates only loop. Every string from the data
-reaches the Markdown as an inline code span (or escaped HTML inside a `<summary>`).
+reaches the Markdown as an inline code span (or escaped HTML inside a `<summary>`): see markup.
 """
 
 from __future__ import annotations
 
-import html
-import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Generic, TypedDict, TypeVar
 
+from .markup import Safe, Said, code, some
 from .model import Configuration
 from .report import Change, Report
-from .sections import SECTIONS
+from .schema import (
+    ClassCountJSON,
+    PackageJSON,
+    ReportJSON,
+    SideJSON,
+    StackJSON,
+    StackMoveJSON,
+    SummaryJSON,
+)
+from .sections import SECTIONS, SectionId
 
-__all__ = [
-    "Safe",
-    "code",
-    "finalize",
-    "html_code",
-    "markdown_context",
-    "section_rows",
-    "sentence",
-    "signed",
-    "some",
-]
+__all__ = ["FOLD_AFTER", "MarkdownContext", "Rows", "markdown_context", "section_rows"]
 
 FOLD_AFTER = 10  # a table with more rows than this goes inside <details>
-LIST_LIMIT = 8  # items shown in one table cell before "… and N more"
-
-_BACKTICKS = re.compile(r"`+")
+CONFIGS_SHOWN = 5  # configurations listed under a new or dropped configurations line
 # What happened to the specs of each class of explanation (SPEC section 2a), in a summary line
 ADDED_WORDS = {
     "rebuilt": "rebuilt (same version and configuration, new hash)",
@@ -50,69 +46,117 @@ REMOVED_WORDS = ADDED_WORDS | {
 }
 
 
-class Safe(str):
-    """Markdown composed by snapdiff itself, which the template engine must not mark up again."""
+class LabelledPackage(PackageJSON):
+    """A package of the JSON report, with its label (`tag/name` when tags differ)."""
+
+    label: str
 
 
-def code(text: str) -> Safe:
-    """A string from the data as an inline code span: inert in GitHub Markdown.
-
-    Inside a code span nothing is markup: no emphasis, link, autolinked e-mail (`gcc@11.4.0`),
-    mention or HTML. The fence is longer than any run of backticks in the text, and `|` is
-    escaped so a table cell stays one cell (GitHub shows it as `|` there).
-    """
-    text = " ".join(text.splitlines()) or " "
-    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(text)), default=0) + 1)
-    pad = " " if text[0] in "` " or text[-1] in "` " else ""
-    text = text.replace("|", "\\|")
-    return Safe(f"{fence}{pad}{text}{pad}{fence}")
+class LabelledStack(StackJSON):
+    label: str
 
 
-def html_code(text: str) -> Safe:
-    """A string from the data inside raw HTML (a `<summary>`): escaped, in `<code>`."""
-    return Safe(f"<code>{html.escape(text)}</code>")
+class Explained(TypedDict):
+    """A changed package's explanation: its sentences, and whether the Spack 1.0 note holds."""
+
+    label: str
+    specs_added: int
+    specs_removed: int
+    specs_changed: int
+    sentences: list[Said]
+    spack1: bool
 
 
-def finalize(value: Any) -> Any:
-    """Every string a template prints is a code span, unless snapdiff composed it (Safe)."""
-    if isinstance(value, str) and not isinstance(value, Safe):
-        return code(value)
-    return value
+class StackMoveRow(TypedDict):
+    """One stack that moved, with each dimension as (name, values before, values after)."""
+
+    label: str
+    specs_old: int
+    specs_new: int
+    moves: list[tuple[Safe, Safe, Safe]]
 
 
-def signed(number: int) -> Safe:
-    """+3, −2 (a real minus sign) or 0."""
-    if number > 0:
-        return Safe(f"+{number}")
-    return Safe(f"\u2212{-number}" if number < 0 else "0")
+class Spack1(TypedDict):
+    """The Spack 1.0 move to no compiler, counted once for the report."""
+
+    packages: list[str]
+    configurations: int
+    specs_old: int
+    specs_new: int
 
 
-def some(items: Sequence[str], limit: int = LIST_LIMIT) -> Safe:
-    """Values as code spans, comma-separated, cut after `limit` with how many were left out."""
-    shown = ", ".join(code(item) for item in items[:limit])
-    if len(items) > limit:
-        shown += f", … and {len(items) - limit} more"
-    return Safe(shown)
+class Rows(TypedDict):
+    """Every row of every section (SectionId), in the order shown."""
+
+    bumps: list[LabelledPackage]
+    removed: list[LabelledPackage]
+    stack_losses: list[LabelledStack]
+    other_changed: list[LabelledPackage]
+    added: list[LabelledPackage]
+    stack_gains: list[LabelledStack]
+    package_stacks: list[LabelledPackage]
+    explained: list[Explained]
 
 
-def sentence(said: dict[str, Any]) -> Safe:
-    """An explanation sentence with its values as code spans."""
-    return Safe(said["words"].format(*(code(v) for v in said["values"])))
+RowT = TypeVar("RowT", LabelledPackage, LabelledStack, Explained)
 
 
-def side_label(side: dict[str, Any], with_tags: bool = False) -> Safe:
+class SectionView(TypedDict, Generic[RowT]):
+    """One section cut to its limit: rows shown, how many in all and cut, and the Markdown
+    that folds a long section into `<details>` (`open`) and says what was cut (`close`)."""
+
+    title: Safe
+    rows: list[RowT]
+    total: int
+    more: int
+    open: Safe
+    close: Safe
+
+
+class Sections(TypedDict):
+    bumps: SectionView[LabelledPackage]
+    removed: SectionView[LabelledPackage]
+    stack_losses: SectionView[LabelledStack]
+    other_changed: SectionView[LabelledPackage]
+    added: SectionView[LabelledPackage]
+    stack_gains: SectionView[LabelledStack]
+    package_stacks: SectionView[LabelledPackage]
+    explained: SectionView[Explained]
+
+
+class MarkdownContext(TypedDict):
+    """What `report.md.j2` sees (README, "Templates")."""
+
+    report: ReportJSON
+    summary: SummaryJSON
+    marker: Safe
+    old_label: Safe
+    new_label: Safe
+    has_changes: bool
+    sections: Sections
+    new_stacks: list[str]
+    removed_stacks: list[str]
+    filters: list[tuple[Safe, list[str]]]
+    root_is_total: bool
+    stack_moves: list[StackMoveRow]
+    spack1: Spack1 | None
+    added_by_class: list[tuple[int, Safe]]
+    removed_by_class: list[tuple[int, Safe]]
+    warnings: list[str]
+
+
+def side_label(side: SideJSON, with_tags: bool = False) -> Safe:
     """A side's name in titles: its source; a revision's commit and date; its tags if asked."""
     details = [some(side["tags"], 50)] if with_tags and side["tags"] else []
-    if side.get("commit"):
-        details += [code(side["commit"]), code(side["date"][:10])]
+    if side["commit"]:
+        details += [code(side["commit"]), code((side["date"] or "")[:10])]
     return Safe(
         f"{code(side['source'])} ({', '.join(details)})" if details else code(side["source"])
     )
 
 
-def _labelled(entries: Iterable[dict[str, Any]], multi_tag: bool) -> list[dict[str, Any]]:
-    """Each entry with `label`: its name, as `tag/name` when the report spans several tags."""
-    return [dict(e, label=f"{e['tag']}/{e['name']}" if multi_tag else e["name"]) for e in entries]
+def _label(tag: str, name: str, multi_tag: bool) -> str:
+    return f"{tag}/{name}" if multi_tag else name
 
 
 def spack1_compilers(change: Change) -> bool:
@@ -124,7 +168,7 @@ def spack1_compilers(change: Change) -> bool:
     )
 
 
-def _spack1(report: Report, labels: dict[tuple[str, str], str]) -> dict[str, Any] | None:
+def _spack1(report: Report, labels: Mapping[tuple[str, str], str]) -> Spack1 | None:
     """The Spack 1.0 move to no compiler, said once for the report rather than per package."""
     moved = [(p, c) for p in report.packages for c in p.changes if spack1_compilers(c)]
     if not moved:
@@ -137,7 +181,14 @@ def _spack1(report: Report, labels: dict[tuple[str, str], str]) -> dict[str, Any
     }
 
 
-CONFIGS_SHOWN = 5  # configurations listed under a new or dropped configurations line
+def _values(dimension: str, values: Iterable[str]) -> Safe:
+    """Values of one dimension as code spans; `none` as a compiler is "no compiler (`none`)"."""
+    return Safe(
+        ", ".join(
+            f"no compiler ({code(v)})" if dimension == "compiler" and v == "none" else code(v)
+            for v in values
+        )
+    )
 
 
 def configuration(config: Configuration) -> Safe:
@@ -148,21 +199,25 @@ def configuration(config: Configuration) -> Safe:
     return Safe(f"{' '.join(parts)} ({code(platform)})")
 
 
-def _said(change: Change) -> dict[str, Any]:
+def _said(change: Change) -> Said:
     """A record's sentence, and the configurations it is about when the sentence cannot say."""
     configs = change.configurations_new or change.configurations_old
     listed = change.kind in ("new-configuration", "dropped-configuration")
     shown = [configuration(c) for c in configs[:CONFIGS_SHOWN]] if listed else []
     more = len(configs) - len(shown) if listed else 0
-    return {**change.sentence._asdict(), "configurations": shown, "more": more}
+    words, values = change.sentence
+    return {"words": words, "values": values, "configurations": shown, "more": more}
 
 
-def _explained(report: Report, labels: dict[tuple[str, str], str]) -> list[dict[str, Any]]:
+def _explained(report: Report, labels: Mapping[tuple[str, str], str]) -> list[Explained]:
     """Changed packages with their explanation sentences, as words and values."""
-    rows = []
+    rows: list[Explained] = []
     for p in report.packages:
         said = [_said(c) for c in p.changes if not spack1_compilers(c)]
-        said += [{**line._asdict(), "configurations": [], "more": 0} for line in p.kept]
+        said += [
+            {"words": words, "values": values, "configurations": [], "more": 0}
+            for words, values in p.kept
+        ]
         if p.status == "changed" and (said or p.changes):
             rows.append(
                 {
@@ -177,40 +232,33 @@ def _explained(report: Report, labels: dict[tuple[str, str], str]) -> list[dict[
     return rows
 
 
-def _classes(counts: Mapping[str, Mapping[str, int]], side: str) -> list[tuple[int, Safe]]:
+def _classes(counts: Mapping[str, ClassCountJSON], added: bool) -> list[tuple[int, Safe]]:
     """(specs, what happened to them) of each class with specs on one side, in class order."""
-    words = ADDED_WORDS if side == "added" else REMOVED_WORDS
-    return [(c[side], Safe(words[kind])) for kind, c in counts.items() if c[side]]
+    words = ADDED_WORDS if added else REMOVED_WORDS
+    found = [(c["added"] if added else c["removed"], kind) for kind, c in counts.items()]
+    return [(n, Safe(words[kind])) for n, kind in found if n]
 
 
-def _values(dimension: str, values: list[str]) -> Safe:
-    """Values of one dimension as code spans; `none` as a compiler is "no compiler (`none`)"."""
-    return Safe(
-        ", ".join(
-            f"no compiler ({code(v)})" if dimension == "compiler" and v == "none" else code(v)
-            for v in values
-        )
-    )
-
-
-def _stack_moves(moves: list[dict[str, Any]], multi_tag: bool) -> list[dict[str, Any]]:
+def _stack_moves(moves: Sequence[StackMoveJSON], multi_tag: bool) -> list[StackMoveRow]:
     """One row per stack that moved: its label, counts and the moves along each dimension."""
-    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    rows: dict[tuple[str, str], StackMoveRow] = {}
     for m in moves:
-        label = f"{m['tag']}/{m['stack']}" if multi_tag else m["stack"]
-        row = rows.setdefault((m["tag"], m["stack"]), dict(m, label=label, moves=[]))
-        # os, target or compiler: snapdiff's own words, not data
-        row["moves"].append(
-            (
-                Safe(m["dimension"]),
-                _values(m["dimension"], m["from"]),
-                _values(m["dimension"], m["to"]),
-            )
+        row = rows.setdefault(
+            (m["tag"], m["stack"]),
+            {
+                "label": _label(m["tag"], m["stack"], multi_tag),
+                "specs_old": m["specs_old"],
+                "specs_new": m["specs_new"],
+                "moves": [],
+            },
         )
+        dimension = m["dimension"]  # os, target or compiler: snapdiff's own words, not data
+        before, after = _values(dimension, m["from"]), _values(dimension, m["to"])
+        row["moves"].append((Safe(dimension), before, after))
     return list(rows.values())
 
 
-def _loses(stack: dict[str, Any]) -> bool:
+def _loses(stack: StackJSON) -> bool:
     return bool(
         stack["status"] == "removed"
         or stack["specs_new"] < stack["specs_old"]
@@ -218,30 +266,36 @@ def _loses(stack: dict[str, Any]) -> bool:
     )
 
 
-def section_rows(report: Report, data: dict[str, Any]) -> dict[str, list[dict[str, Any]]]:
+def _multi_tag(data: ReportJSON) -> bool:
+    return len({p["tag"] for p in data["packages"]} | {s["tag"] for s in data["stacks"]}) > 1
+
+
+def section_rows(report: Report, data: ReportJSON) -> Rows:
     """Every row of every section, in the order shown (downgrades first among version updates)."""
-    tags = {p["tag"] for p in data["packages"]} | {s["tag"] for s in data["stacks"]}
-    multi = len(tags) > 1
-    packages = _labelled(data["packages"], multi)
+    multi = _multi_tag(data)
+    packages = [
+        LabelledPackage(**p, label=_label(p["tag"], p["name"], multi)) for p in data["packages"]
+    ]
     changed = [p for p in packages if p["status"] == "changed"]
     bumps = [p for p in changed if p["bump"]]
-    bumps.sort(key=lambda p: p["bump"]["kind"] != "downgrade")  # stable: downgrades first
-    stacks = _labelled(data["stacks"], multi)
+    bumps.sort(key=lambda p: p["bump"] is not None and p["bump"]["kind"] != "downgrade")
+    stacks = [LabelledStack(**s, label=_label(s["tag"], s["name"], multi)) for s in data["stacks"]]
+    shown = [s for s in stacks if not s["whole"]]
     return {
         "bumps": bumps,
         "removed": [p for p in packages if p["status"] == "removed"],
-        "stack_losses": [s for s in stacks if _loses(s) and not s["whole"]],
+        "stack_losses": [s for s in shown if _loses(s)],
         "other_changed": [p for p in changed if not p["bump"]],
         "added": [p for p in packages if p["status"] == "added"],
-        "stack_gains": [s for s in stacks if not _loses(s) and not s["whole"]],
+        "stack_gains": [s for s in shown if not _loses(s)],
         "package_stacks": [p for p in changed if p["stacks_added"] or p["stacks_removed"]],
         "explained": _explained(report, {(p["tag"], p["name"]): p["label"] for p in packages}),
     }
 
 
 def _section(
-    title: str, noun: str, rows: list[dict[str, Any]], limit: int | None, full_report: str | None
-) -> dict[str, Any]:
+    title: str, noun: str, rows: list[RowT], limit: int | None, full_report: str | None
+) -> SectionView[RowT]:
     """One section cut to `limit` rows, with the Markdown that opens and closes it."""
     shown = rows if limit is None else rows[:limit]
     fold = len(shown) > FOLD_AFTER
@@ -253,40 +307,53 @@ def _section(
         close += f"… {more} more {noun}{'s' * (more != 1)}, see {where}.\n"
     if fold:
         close += "\n</details>\n"
+    count = f"{len(shown)} of {len(rows)}" if more else f"{len(rows)}"
+    opening = f"<details><summary>{title} ({count})</summary>\n\n" if fold else ""
     return {
         "title": Safe(title),
         "rows": shown,
         "total": len(rows),
         "more": more,
-        "open": Safe(
-            f"<details><summary>{title} ({len(shown)} of {len(rows)})</summary>\n\n"
-            if fold and more
-            else f"<details><summary>{title} ({len(rows)})</summary>\n\n"
-            if fold
-            else ""
-        ),
+        "open": Safe(opening),
         "close": Safe(close),
+    }
+
+
+def _sections(rows: Rows, limits: Mapping[SectionId, int], full_report: str | None) -> Sections:
+    """Every section cut to its limit."""
+    by_id = {s.id: s for s in SECTIONS}
+
+    def cut(name: SectionId, found: list[RowT]) -> SectionView[RowT]:
+        section = by_id[name]
+        return _section(section.title, section.noun, found, limits.get(name), full_report)
+
+    return {
+        "bumps": cut("bumps", rows["bumps"]),
+        "removed": cut("removed", rows["removed"]),
+        "stack_losses": cut("stack_losses", rows["stack_losses"]),
+        "other_changed": cut("other_changed", rows["other_changed"]),
+        "added": cut("added", rows["added"]),
+        "stack_gains": cut("stack_gains", rows["stack_gains"]),
+        "package_stacks": cut("package_stacks", rows["package_stacks"]),
+        "explained": cut("explained", rows["explained"]),
     }
 
 
 def markdown_context(
     report: Report,
-    data: dict[str, Any],
-    rows: Mapping[str, list[dict[str, Any]]],
-    limits: Mapping[str, int] | None = None,
+    data: ReportJSON,
+    rows: Rows,
+    limits: Mapping[SectionId, int] | None = None,
     full_report: str | None = None,
     marker: str = "",
-) -> dict[str, Any]:
+) -> MarkdownContext:
     """The template context: `report` (the JSON report), `sections` cut to `limits`, labels.
 
     `data` is the JSON report and `rows` its section_rows, computed once however often the
     budget renders.
     """
-    limits = limits or {}
-    multi_tag = len({p["tag"] for p in data["packages"]} | {s["tag"] for s in data["stacks"]}) > 1
-    labels = {
-        (p.tag, p.name): f"{p.tag}/{p.name}" if multi_tag else p.name for p in report.packages
-    }
+    multi_tag = _multi_tag(data)
+    labels = {(p.tag, p.name): _label(p.tag, p.name, multi_tag) for p in report.packages}
     releases = data["old"]["tags"] != data["new"]["tags"]
     return {
         "report": data,
@@ -295,17 +362,14 @@ def markdown_context(
         "old_label": side_label(data["old"], releases),
         "new_label": side_label(data["new"], releases),
         "has_changes": bool(report.summary.total),
-        "sections": {
-            name: _section(title, noun, rows[name], limits.get(name), full_report)
-            for name, title, noun, *_ in SECTIONS
-        },
+        "sections": _sections(rows, limits or {}, full_report),
         "new_stacks": [s["label"] for s in rows["stack_gains"] if s["status"] == "added"],
         "removed_stacks": [s["label"] for s in rows["stack_losses"] if s["status"] == "removed"],
         "filters": [(Safe(name), list(globs)) for name, globs in report.filters.applied],
         "root_is_total": any(s["whole"] for s in data["stacks"]),
         "stack_moves": _stack_moves(data["stack_moves"], multi_tag),
         "spack1": _spack1(report, labels),
-        "added_by_class": _classes(data["specs_by_class"], "added"),
-        "removed_by_class": _classes(data["specs_by_class"], "removed"),
+        "added_by_class": _classes(data["specs_by_class"], added=True),
+        "removed_by_class": _classes(data["specs_by_class"], added=False),
         "warnings": data["warnings"],
     }

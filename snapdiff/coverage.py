@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 
 from .model import Page
 from .report import StackChange, StackMove
+from .schema import Status
 
 __all__ = ["ROOT", "stack_coverage", "stack_moves"]
 
@@ -59,7 +60,7 @@ def _stack_changes(same: Counter[Key], before: Coverage, after: Coverage) -> lis
         gained, lost = tuple(sorted(new_pkgs - old_pkgs)), tuple(sorted(old_pkgs - new_pkgs))
         if old_count == new_count and not gained and not lost:
             continue
-        status = "changed"
+        status: Status = "changed"
         if key not in same:  # else unchanged pages hold it on both sides
             status = "added" if key not in before else "removed" if key not in after else status
         base = same[key]

@@ -22,6 +22,7 @@ from .report import (
     StackChange,
     Summary,
 )
+from .schema import BumpKind
 from .versions import bump_kind, sort_versions, version_key
 
 __all__ = ["diff_snapshots"]
@@ -93,7 +94,7 @@ def _bump(old_versions: list[str], new_versions: list[str]) -> Bump | None:
     old_key, new_key = version_key(old), version_key(new)
     if old_key == new_key:
         return None
-    kind = "upgrade" if new_key > old_key else "downgrade"
+    kind: BumpKind = "upgrade" if new_key > old_key else "downgrade"
     return Bump(old, new, kind, bump_kind(old, new))
 
 

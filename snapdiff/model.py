@@ -165,7 +165,7 @@ class Page:
     stack_counts: tuple[tuple[str, int], ...]  # (stack, specs in it), sorted by stack
 
     def at(self, source: str) -> Page:
-        """The same page read from another place (a direct copy: `replace` costs 5 µs more)."""
+        """The same page read from another place."""
         return Page(
             self.tag,
             self.name,

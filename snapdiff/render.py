@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle  # what Jinja's cache files hold besides the code
+from collections.abc import Mapping
 from contextlib import suppress
 from functools import lru_cache
 from pathlib import Path
@@ -12,20 +13,11 @@ import jinja2
 import jinja2.bccache
 
 from .budget import fit, marker
-from .context import (
-    FOLD_AFTER,
-    Safe,
-    code,
-    finalize,
-    html_code,
-    markdown_context,
-    section_rows,
-    sentence,
-    signed,
-    some,
-)
+from .context import FOLD_AFTER, markdown_context, section_rows
+from .markup import Safe, code, finalize, html_code, sentence, signed, some
 from .errors import TemplateError
 from .report import Report
+from .sections import SECTIONS, SectionId
 from .report_json import history_to_dict, report_to_dict
 
 if TYPE_CHECKING:  # `snapdiff log` only: the diff path need not import it
@@ -125,7 +117,7 @@ class MarkdownRenderer:
                 where, f"template error: {exc.message}", "fix the template"
             ) from exc
 
-    def __call__(self, limits: dict[str, int] | None = None) -> str:
+    def __call__(self, limits: Mapping[SectionId, int] | None = None) -> str:
         """The Markdown with each section cut to its limit (no limit: everything)."""
         context = markdown_context(
             self.report, self.data, self.rows, limits, self.full_report, self.marker
@@ -142,8 +134,9 @@ class MarkdownRenderer:
 
     def fitted(self, budget: int) -> str:
         """The Markdown cut to fit the budget, least important sections first."""
-        totals = {name: len(found) for name, found in self.rows.items()}
-        downgrades = sum(1 for p in self.rows["bumps"] if p["bump"]["kind"] == "downgrade")
+        totals = {s.id: len(self.rows[s.id]) for s in SECTIONS}
+        bumps = [p["bump"] for p in self.rows["bumps"]]
+        downgrades = sum(1 for bump in bumps if bump and bump["kind"] == "downgrade")
         return fit(self, totals, downgrades, budget)
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal, NamedTuple, get_args
 
 from .model import Configuration, Filters
+from .schema import BumpKind, BumpSize, Status
 
 __all__ = [
     "CHANGE_CLASSES",
@@ -45,8 +46,8 @@ class Bump:
 
     old: str
     new: str
-    kind: str  # "upgrade" | "downgrade"
-    size: str  # "major" | "minor" | "patch" | "other"
+    kind: BumpKind
+    size: BumpSize
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,7 +124,7 @@ class PackageChange:
 
     tag: str
     name: str
-    status: str  # "added" | "removed" | "changed"
+    status: Status
     versions_old: tuple[str, ...]
     versions_new: tuple[str, ...]
     versions_added: tuple[str, ...]
@@ -145,7 +146,7 @@ class StackChange:
 
     tag: str
     name: str
-    status: str  # "added" | "removed" | "changed"
+    status: Status
     specs_old: int
     specs_new: int
     packages_gained: tuple[str, ...]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import orjson
 
@@ -18,6 +18,22 @@ from .report import (
     StackChange,
     StackMove,
 )
+from .schema import (
+    BumpJSON,
+    ChangeJSON,
+    ClassCountJSON,
+    ConfigurationJSON,
+    HistoryJSON,
+    PackageJSON,
+    ReportJSON,
+    SideJSON,
+    SpecChangeJSON,
+    StackJSON,
+    StackMoveJSON,
+    StepBumpJSON,
+    StepJSON,
+    SummaryJSON,
+)
 
 if TYPE_CHECKING:  # `snapdiff log` only: the diff path need not import it
     from .history import History
@@ -25,7 +41,7 @@ if TYPE_CHECKING:  # `snapdiff log` only: the diff path need not import it
 __all__ = ["history_to_dict", "render_history_json", "render_json", "report_to_dict"]
 
 
-def _side(side: Side) -> dict[str, Any]:
+def _side(side: Side) -> SideJSON:
     return {
         "source": side.source,
         "tags": list(side.tags),
@@ -37,13 +53,13 @@ def _side(side: Side) -> dict[str, Any]:
     }
 
 
-def _json_value(value: Any) -> Any:
+def _json_value(value: object) -> object:
     if isinstance(value, tuple):
         return [_json_value(item) for item in value]
     return value
 
 
-def _spec_change(change: SpecChange) -> dict[str, Any]:
+def _spec_change(change: SpecChange) -> SpecChangeJSON:
     return {
         "hash": change.hash,
         "stacks_added": list(change.stacks_added),
@@ -55,7 +71,7 @@ def _spec_change(change: SpecChange) -> dict[str, Any]:
     }
 
 
-def _configuration(config: Configuration) -> dict[str, Any]:
+def _configuration(config: Configuration) -> ConfigurationJSON:
     os_, platform, target, compiler, variants = config
     return {
         "os": os_,
@@ -66,8 +82,8 @@ def _configuration(config: Configuration) -> dict[str, Any]:
     }
 
 
-def _change(change: Change) -> dict[str, Any]:
-    record: dict[str, Any] = {
+def _change(change: Change) -> ChangeJSON:
+    record: ChangeJSON = {
         "class": change.kind,
         "configurations_old": [_configuration(c) for c in change.configurations_old],
         "configurations_new": [_configuration(c) for c in change.configurations_new],
@@ -81,7 +97,7 @@ def _change(change: Change) -> dict[str, Any]:
     return record | {"text": change.sentence.plain()}
 
 
-def _stack_move(move: StackMove) -> dict[str, Any]:
+def _stack_move(move: StackMove) -> StackMoveJSON:
     return {
         "tag": move.tag,
         "stack": move.stack,
@@ -93,9 +109,9 @@ def _stack_move(move: StackMove) -> dict[str, Any]:
     }
 
 
-def _classes(report: Report) -> dict[str, dict[str, int]]:
+def _classes(report: Report) -> dict[str, ClassCountJSON]:
     """Added and removed specs per class of explanation, in the classes' order."""
-    counts: dict[str, dict[str, int]] = {k: {"removed": 0, "added": 0} for k in CHANGE_CLASSES}
+    counts: dict[str, ClassCountJSON] = {k: {"removed": 0, "added": 0} for k in CHANGE_CLASSES}
     for package in report.packages:
         for change in package.changes:
             counts[change.kind]["removed"] += len(change.specs_old)
@@ -103,7 +119,7 @@ def _classes(report: Report) -> dict[str, dict[str, int]]:
     return counts
 
 
-def _package(change: PackageChange) -> dict[str, Any]:
+def _package(change: PackageChange) -> PackageJSON:
     bump = change.bump
     return {
         "tag": change.tag,
@@ -113,7 +129,7 @@ def _package(change: PackageChange) -> dict[str, Any]:
         "versions_new": list(change.versions_new),
         "versions_added": list(change.versions_added),
         "versions_removed": list(change.versions_removed),
-        "bump": bump and _bump(bump),
+        "bump": _bump(bump) if bump else None,
         "specs_added": list(change.specs_added),
         "specs_removed": list(change.specs_removed),
         "specs_changed": [_spec_change(c) for c in change.specs_changed],
@@ -124,16 +140,29 @@ def _package(change: PackageChange) -> dict[str, Any]:
     }
 
 
-def _bump(bump: Bump) -> dict[str, Any]:
+def _bump(bump: Bump) -> BumpJSON:
     return {"from": bump.old, "to": bump.new, "kind": bump.kind, "size": bump.size}
 
 
-def _summary(report: Report) -> dict[str, Any]:
-    summary = report.summary
-    return {name: getattr(summary, name) for name in summary.__dataclass_fields__}
+def _summary(report: Report) -> SummaryJSON:
+    s = report.summary
+    return {
+        "packages_added": s.packages_added,
+        "packages_removed": s.packages_removed,
+        "packages_changed": s.packages_changed,
+        "specs_added": s.specs_added,
+        "specs_removed": s.specs_removed,
+        "specs_changed": s.specs_changed,
+        "version_bumps": s.version_bumps,
+        "version_downgrades": s.version_downgrades,
+        "specs_rebuilt": s.specs_rebuilt,
+        "stacks_added": s.stacks_added,
+        "stacks_removed": s.stacks_removed,
+        "stacks_changed": s.stacks_changed,
+    }
 
 
-def _stack(change: StackChange) -> dict[str, Any]:
+def _stack(change: StackChange) -> StackJSON:
     return {
         "tag": change.tag,
         "name": change.name,
@@ -146,7 +175,7 @@ def _stack(change: StackChange) -> dict[str, Any]:
     }
 
 
-def report_to_dict(report: Report) -> dict[str, Any]:
+def report_to_dict(report: Report) -> ReportJSON:
     """The JSON report of SPEC section 4 (plus a few documented extra keys)."""
     return {
         "schema_version": report.schema_version,
@@ -164,12 +193,9 @@ def report_to_dict(report: Report) -> dict[str, Any]:
     }
 
 
-def _dumps(data: dict[str, Any]) -> str:
-    """Indented JSON, keys in insertion order, ending with a newline.
-
-    orjson writes the same bytes as json.dumps(indent=2, ensure_ascii=False) here, 15 times
-    faster (0.013 s against 0.205 s for a develop-size report).
-    """
+def _dumps(data: ReportJSON | HistoryJSON) -> str:
+    """Indented JSON, keys in insertion order, ending with a newline (the bytes of
+    json.dumps(indent=2, ensure_ascii=False))."""
     return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
 
 
@@ -178,9 +204,20 @@ def render_json(report: Report) -> str:
     return _dumps(report_to_dict(report))
 
 
-def history_to_dict(history: History) -> dict[str, Any]:
+def _step_bump(tag: str, name: str, bump: Bump) -> StepBumpJSON:
+    return {
+        "tag": tag,
+        "name": name,
+        "from": bump.old,
+        "to": bump.new,
+        "kind": bump.kind,
+        "size": bump.size,
+    }
+
+
+def history_to_dict(history: History) -> HistoryJSON:
     """The JSON of `snapdiff log`: steps newest first, then the range summarised."""
-    steps = []
+    steps: list[StepJSON] = []
     for step in history.steps:
         report = step.report
         bumps = [p for p in report.packages if p.bump]
@@ -190,7 +227,7 @@ def history_to_dict(history: History) -> dict[str, Any]:
                 "commit": step.commit,
                 "date": step.date,
                 "summary": _summary(report),
-                "bumps": [{"tag": p.tag, "name": p.name, **_bump(p.bump)} for p in bumps if p.bump],
+                "bumps": [_step_bump(p.tag, p.name, p.bump) for p in bumps if p.bump],
                 "stacks": [_stack(s) for s in report.stacks],
             }
         )

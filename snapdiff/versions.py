@@ -5,8 +5,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import Literal
 
 __all__ = [
+    "BumpSize",
     "bump_kind",
     "highest",
     "sort_versions",
@@ -22,6 +24,9 @@ _INFINITY_RANK = {word: rank for rank, word in enumerate(_INFINITY)}
 # A trailing word and its optional number, as Spack reads them: `final` is the release itself.
 _PRERELEASE = {"alpha": 0, "beta": 1, "rc": 2, "final": 3}
 _RELEASE = (3,)  # `1.2` and `1.2final`; `1.2rc` is (2,), below `1.2rc0` (2, 0)
+
+BumpSize = Literal["major", "minor", "patch", "other"]
+_SIZES: tuple[BumpSize, ...] = ("major", "minor", "patch")
 
 # A component key is (class, value): strings < numbers < infinity words.
 _Component = tuple[int, int | str]
@@ -82,7 +87,7 @@ def spec_version(versions: Iterable[str]) -> str:
     return highest(versions) or ""
 
 
-def bump_kind(old: str, new: str) -> str:
+def bump_kind(old: str, new: str) -> BumpSize:
     """Size of a version change: major, minor or patch (first differing component), else other."""
     old_parts, new_parts = version_key(old)[0], version_key(new)[0]
     index = 0
@@ -91,5 +96,5 @@ def bump_kind(old: str, new: str) -> str:
     # the first differing component, or the first one only the longer version has
     differing = [parts[index] for parts in (old_parts, new_parts) if index < len(parts)]
     if index < 3 and differing and all(kind == 1 for kind, _ in differing):
-        return ("major", "minor", "patch")[index]
+        return _SIZES[index]
     return "other"

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -307,7 +308,7 @@ def _check_text(r: dict[str, Any], p: Package) -> list[str]:
     return _check_where(text, r, p)
 
 
-def check_report(report: dict[str, Any], old_root: Path, new_root: Path) -> list[str]:
+def check_report(report: Mapping[str, Any], old_root: Path, new_root: Path) -> list[str]:
     """Every false claim of a JSON report (unfiltered) about two snapshot directories."""
     releases = report["old"]["tags"] != report["new"]["tags"] and len(report["new"]["tags"]) == 1
     label = report["new"]["tags"][0] if releases else None
@@ -370,7 +371,7 @@ def _check_kept(package: dict[str, Any], old: Side, new: Side) -> list[str]:
     return errors
 
 
-def _check_stack_moves(report: dict[str, Any], old: Side, new: Side) -> list[str]:
+def _check_stack_moves(report: Mapping[str, Any], old: Side, new: Side) -> list[str]:
     """Each stack move true, and every stack that moved reported."""
     counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0])
     values: dict[tuple[str, str], list[dict[str, set[str]]]] = defaultdict(

@@ -10,6 +10,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from snapdiff.report import Report
+from snapdiff.report_json import render_json
+
 REAL = Path(__file__).parent / "data" / "real"
 HISTORY = sorted((REAL / "history").glob("*/*.md"))
 SEEDS = sorted((REAL / "seeds").glob("*.txt"))
@@ -101,3 +104,9 @@ def outputs_under_seeds(
             )
             outputs.add((fmt, done.stdout))
     return outputs
+
+
+def as_json(report: Report) -> dict[str, Any]:
+    """The JSON report as a reader of `--format json` gets it: plain data."""
+    data: dict[str, Any] = json.loads(render_json(report))
+    return data

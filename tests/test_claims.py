@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 from claims import check_report
+from pagegen import as_json
 
 from snapdiff.diff import diff_snapshots
-from snapdiff.report_json import report_to_dict
 from snapdiff.sources import load_pair
 
 ROOT = Path(__file__).parent.parent
 V1, V2 = ROOT / "snapshots" / "v1", ROOT / "snapshots" / "v2"
-REPORT = report_to_dict(diff_snapshots(*load_pair(str(V1), str(V2))))
+REPORT = as_json(diff_snapshots(*load_pair(str(V1), str(V2))))
 
 
 def record(data: dict[str, Any], package: str, kind: str) -> dict[str, Any]:

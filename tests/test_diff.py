@@ -7,11 +7,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pagegen import page_text, spec, write_page
+from pagegen import as_json, page_text, spec, write_page
 
 from snapdiff.diff import diff_snapshots
 from snapdiff.report import Report
-from snapdiff.report_json import report_to_dict
 from snapdiff.sources import load_pair
 
 Pages = dict[str, list[dict[str, Any]]]
@@ -27,7 +26,7 @@ def run(
 
 
 def package(report: Report, name: str) -> dict[str, Any]:
-    found = [p for p in report_to_dict(report)["packages"] if p["name"] == name]
+    found = [p for p in as_json(report)["packages"] if p["name"] == name]
     assert len(found) == 1, found
     entry: dict[str, Any] = found[0]
     return entry
@@ -77,7 +76,7 @@ def test_spec_joining_and_leaving_stacks_is_a_changed_spec(tmp_path: Path) -> No
     ] == [("z1", ["hep"], [], {}), ("z2", [], ["ml-cpu"], {})]
     assert (zlib["stacks_added"], zlib["stacks_removed"]) == (["hep"], ["ml-cpu"])
     assert zlib["bump"] is None
-    stacks = {s["name"]: s for s in report_to_dict(report)["stacks"]}
+    stacks = {s["name"]: s for s in as_json(report)["stacks"]}
     assert stacks["hep"] == {
         "tag": "develop",
         "name": "hep",
@@ -143,7 +142,7 @@ def test_highest_version_moving_between_spellings_of_one_version_is_no_bump(tmp_
 def test_packages_and_stacks_appear_and_disappear(tmp_path: Path) -> None:
     new = {"zlib": BASE["zlib"], "ninja": [spec("n1", "1.11", ("tools", "root"))]}
     report = run(tmp_path, BASE, new)
-    data = report_to_dict(report)
+    data = as_json(report)
     assert [(p["name"], p["status"]) for p in data["packages"]] == [
         ("cmake", "removed"),
         ("ninja", "added"),
@@ -191,7 +190,7 @@ def test_several_tags_keep_tag_in_identity(tmp_path: Path) -> None:
         write_page(root, "zlib", [spec("a1", "1.3")], tag="develop")
     write_page(old, "zlib", [spec("a1", "1.3")], tag="v0.22.0")
     write_page(new, "zlib", [spec("a1", "1.3")], tag="v0.23.0")
-    data = report_to_dict(diff_snapshots(*load_pair(str(old), str(new))))
+    data = as_json(diff_snapshots(*load_pair(str(old), str(new))))
     assert [(p["tag"], p["status"]) for p in data["packages"]] == [
         ("v0.22.0", "removed"),
         ("v0.23.0", "added"),
@@ -215,8 +214,8 @@ CASES = [
 
 @pytest.mark.parametrize(("old", "new"), CASES)
 def test_swapping_sides_swaps_every_direction(tmp_path: Path, old: Pages, new: Pages) -> None:
-    forward = report_to_dict(run(tmp_path / "f", old, new))
-    backward = report_to_dict(run(tmp_path / "b", new, old))
+    forward = as_json(run(tmp_path / "f", old, new))
+    backward = as_json(run(tmp_path / "b", new, old))
     flip = {"added": "removed", "removed": "added", "changed": "changed"}
     pairs = [
         ("specs_added", "specs_removed"),
@@ -265,9 +264,7 @@ def test_content_both_sides_hold_is_read_once_for_its_counts(tmp_path: Path) -> 
     assert new.pages[("develop", "cmake")].entries is not None
     assert "old" in a.source and "new" in b.source
     assert (
-        json.loads(json.dumps(report_to_dict(diff_snapshots(old, new))))["summary"][
-            "packages_changed"
-        ]
+        json.loads(json.dumps(as_json(diff_snapshots(old, new))))["summary"]["packages_changed"]
         == 0
     )
 

@@ -9,14 +9,14 @@ from typing import Any
 
 import pytest
 from claims import check_report
-from pagegen import HISTORY, SEEDS, load_real, spec, write_page
+from pagegen import HISTORY, SEEDS, as_json, load_real, spec, write_page
 
 from snapdiff.cli import main
 from snapdiff.diff import diff_snapshots
 from snapdiff.model import Filters, Spec
 from snapdiff.render import render_markdown
 from snapdiff.report import Report
-from snapdiff.report_json import report_to_dict
+from snapdiff.report_json import render_json
 from snapdiff.sources import LoadOptions, load_pair
 from snapdiff.versions import sort_versions
 
@@ -25,7 +25,8 @@ V1, V2 = str(ROOT / "snapshots" / "v1"), str(ROOT / "snapshots" / "v2")
 
 
 def real_report(old: str = V1, new: str = V2) -> dict[str, Any]:
-    return report_to_dict(diff_snapshots(*load_pair(old, new)))
+    data: dict[str, Any] = json.loads(render_json(diff_snapshots(*load_pair(old, new))))
+    return data
 
 
 def texts(name: str, data: dict[str, Any] | None = None) -> list[str]:
@@ -160,7 +161,7 @@ def run(
 
 
 def one(report: Report) -> dict[str, Any]:
-    (package,) = report_to_dict(report)["packages"]
+    (package,) = as_json(report)["packages"]
     found: dict[str, Any] = package
     return found
 
@@ -174,7 +175,7 @@ def classes(package: dict[str, Any]) -> dict[str, list[str]]:
 
 def checked(tmp_path: Path, old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     """The one package of a synthetic pair, every claim about it checked."""
-    data = report_to_dict(run(tmp_path, old, new))
+    data = as_json(run(tmp_path, old, new))
     assert check_report(data, tmp_path / "old", tmp_path / "new") == []
     (package,) = data["packages"]
     found: dict[str, Any] = package
@@ -263,7 +264,7 @@ def test_two_dimensions_move_together(tmp_path: Path) -> None:
 def test_compiler_aliases_and_colon_variants_are_no_change(tmp_path: Path) -> None:
     old = [spec("a", "1.0", compiler="oneapi@=2024.2.0", variants=("patches=abc",))]
     new = [spec("a", "1.0", compiler="intel-oneapi-compilers@2024.2.0", variants=("patches:=abc",))]
-    assert report_to_dict(run(tmp_path, {"x": old}, {"x": new}))["packages"] == []
+    assert as_json(run(tmp_path, {"x": old}, {"x": new}))["packages"] == []
 
 
 def test_a_compiler_is_printed_as_the_new_side_spells_it(tmp_path: Path) -> None:
@@ -362,7 +363,7 @@ def test_a_stack_whose_specs_all_move_to_a_new_os_is_a_stack_move(tmp_path: Path
     moved = [dict(d, os="ubuntu26.04") if stack in d["stacks"] else d for d in details]
     write_page(tmp_path / "old", title, details, tag=tag)
     write_page(tmp_path / "new", title, moved, tag=tag)
-    data = report_to_dict(run(tmp_path, {}, {}))
+    data = as_json(run(tmp_path, {}, {}))
     assert check_report(data, tmp_path / "old", tmp_path / "new") == []
     count = sum(stack in d["stacks"] for d in details)
     assert data["stack_moves"] == [

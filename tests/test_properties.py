@@ -10,10 +10,10 @@ from typing import Any
 from claims import check_report
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from pagegen import outputs_under_seeds, page_text, spec
+from pagegen import as_json, outputs_under_seeds, page_text, spec
 
 from snapdiff.diff import diff_snapshots
-from snapdiff.report_json import render_json, report_to_dict
+from snapdiff.report_json import render_json
 from snapdiff.sources import load_pair
 
 HASHES = [f"h{i:02d}" for i in range(24)]
@@ -70,7 +70,7 @@ def report(
     with tempfile.TemporaryDirectory() as tmp:
         a = write(Path(tmp) / "a", old, reverse)
         b = write(Path(tmp) / "b", new, reverse)
-        data = report_to_dict(diff_snapshots(*load_pair(a, b)))
+        data = as_json(diff_snapshots(*load_pair(a, b)))
         if check:
             assert check_report(data, Path(a), Path(b)) == []
     for side in ("old", "new"):

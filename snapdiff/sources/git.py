@@ -1,9 +1,9 @@
 """Read catalogue pages at a git revision from the object store (the only GitPython import).
 
 Nothing is checked out: trees are listed with `git ls-tree` and blobs read through one persistent,
-pipelined `git cat-file --batch`, both driven through GitPython's command wrapper (measured at
-develop size: 0.19 s for every blob this way, against 0.43 s for half of them one request at a time
-through GitPython's object database). The work tree, index, stash and refs are never touched.
+pipelined `git cat-file --batch`, both driven through GitPython's command wrapper (much faster
+than GitPython's object database, one request at a time: docs/performance.md). The work tree,
+index, stash and refs are never touched.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class GitRepo:
     """One repository, read-only: resolve revisions, list trees, read blobs."""
 
     def __init__(self, path: str) -> None:
-        import git  # deferred: ~90 ms that directory snapshots do not need
+        import git  # deferred: directory snapshots do not need it
 
         try:
             self._repo = git.Repo(path, search_parent_directories=True)

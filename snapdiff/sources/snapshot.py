@@ -65,7 +65,7 @@ class PageCache:
     def get(self, digest: str, source: str) -> ParsedPage:
         """A page parsed before, named by this source."""
         hit = self._pages[digest]
-        if hit.page.source != source:  # (`_replace` costs 2 µs more, 40,000 times at all tags)
+        if hit.page.source != source:
             hit = ParsedPage(hit.page.at(source), hit.hashes, hit.warnings)
         return hit
 

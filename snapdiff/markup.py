@@ -1,0 +1,83 @@
+"""Markup for Markdown and HTML: strings from the data made inert, snapdiff's own kept as is."""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Sequence
+from typing import TypedDict
+
+__all__ = [
+    "LIST_LIMIT",
+    "Safe",
+    "Said",
+    "code",
+    "finalize",
+    "html_code",
+    "sentence",
+    "signed",
+    "some",
+]
+
+LIST_LIMIT = 8  # items shown in one table cell before "… and N more"
+_BACKTICKS = re.compile(r"`+")
+
+
+class Said(TypedDict):
+    """A sentence: words with `{}` slots, the values from the data that fill them, and the
+    configurations it is about when the words cannot name them (with how many more)."""
+
+    words: str
+    values: tuple[str, ...]
+    configurations: list[Safe]
+    more: int
+
+
+class Safe(str):
+    """Markdown composed by snapdiff itself, which the template engine must not mark up again."""
+
+
+def code(text: str) -> Safe:
+    """A string from the data as an inline code span: inert in GitHub Markdown.
+
+    Inside a code span nothing is markup: no emphasis, link, autolinked e-mail (`gcc@11.4.0`),
+    mention or HTML. The fence is longer than any run of backticks in the text, and `|` is
+    escaped so a table cell stays one cell (GitHub shows it as `|` there).
+    """
+    text = " ".join(text.splitlines()) or " "
+    fence = "`" * (max((len(run) for run in _BACKTICKS.findall(text)), default=0) + 1)
+    pad = " " if text[0] in "` " or text[-1] in "` " else ""
+    text = text.replace("|", "\\|")
+    return Safe(f"{fence}{pad}{text}{pad}{fence}")
+
+
+def html_code(text: str) -> Safe:
+    """A string from the data inside raw HTML (a `<summary>`): escaped, in `<code>`."""
+    return Safe(f"<code>{html.escape(text)}</code>")
+
+
+def finalize(value: object) -> object:
+    """Every string a template prints is a code span, unless snapdiff composed it (Safe)."""
+    if isinstance(value, str) and not isinstance(value, Safe):
+        return code(value)
+    return value
+
+
+def signed(number: int) -> Safe:
+    """+3, −2 (a real minus sign) or 0."""
+    if number > 0:
+        return Safe(f"+{number}")
+    return Safe(f"\u2212{-number}" if number < 0 else "0")
+
+
+def some(items: Sequence[str], limit: int = LIST_LIMIT) -> Safe:
+    """Values as code spans, comma-separated, cut after `limit` with how many were left out."""
+    shown = ", ".join(code(item) for item in items[:limit])
+    if len(items) > limit:
+        shown += f", … and {len(items) - limit} more"
+    return Safe(shown)
+
+
+def sentence(said: Said) -> Safe:
+    """An explanation sentence with its values as code spans."""
+    return Safe(said["words"].format(*(code(v) for v in said["values"])))

@@ -1,0 +1,202 @@
+"""The JSON reports' shapes (SPEC section 4), as TypedDicts: what JSON readers and templates see."""
+
+from __future__ import annotations
+
+from typing import Literal, TypedDict
+
+from .versions import BumpSize
+
+__all__ = [
+    "BumpKind",
+    "BumpSize",
+    "ChangeJSON",
+    "ConfigurationJSON",
+    "HistoryJSON",
+    "PackageJSON",
+    "ReportJSON",
+    "SideJSON",
+    "StackJSON",
+    "StackMoveJSON",
+    "Status",
+    "SummaryJSON",
+]
+
+Status = Literal["added", "removed", "changed"]
+BumpKind = Literal["upgrade", "downgrade"]
+
+
+class SideJSON(TypedDict):
+    source: str
+    tags: list[str]
+    packages: int
+    specs: int
+    stacks: int
+    commit: str | None
+    date: str | None
+
+
+class SummaryJSON(TypedDict):
+    packages_added: int
+    packages_removed: int
+    packages_changed: int
+    specs_added: int
+    specs_removed: int
+    specs_changed: int
+    version_bumps: int
+    version_downgrades: int
+    specs_rebuilt: int
+    stacks_added: int
+    stacks_removed: int
+    stacks_changed: int
+
+
+BumpJSON = TypedDict("BumpJSON", {"from": str, "to": str, "kind": BumpKind, "size": BumpSize})
+
+
+class FieldJSON(TypedDict):
+    old: object
+    new: object
+
+
+class SpecChangeJSON(TypedDict):
+    hash: str
+    stacks_added: list[str]
+    stacks_removed: list[str]
+    fields: dict[str, FieldJSON]
+    details: list[str]
+
+
+class ConfigurationJSON(TypedDict):
+    os: str
+    platform: str
+    target: str
+    compiler: str
+    variants: list[str]
+
+
+_ChangeJSON = TypedDict(
+    "_ChangeJSON",
+    {
+        "class": str,
+        "configurations_old": list[ConfigurationJSON],
+        "configurations_new": list[ConfigurationJSON],
+        "versions_old": list[str],
+        "versions_new": list[str],
+        "specs_old": list[str],
+        "specs_new": list[str],
+    },
+)
+
+
+class ChangeJSON(_ChangeJSON, total=False):
+    """One explanation (SPEC section 2a); `dimensions` for migrations only, `text` always."""
+
+    dimensions: list[str]
+    text: str
+
+
+class PackageJSON(TypedDict):
+    tag: str
+    name: str
+    status: Status
+    versions_old: list[str]
+    versions_new: list[str]
+    versions_added: list[str]
+    versions_removed: list[str]
+    bump: BumpJSON | None
+    specs_added: list[str]
+    specs_removed: list[str]
+    specs_changed: list[SpecChangeJSON]
+    stacks_added: list[str]
+    stacks_removed: list[str]
+    changes: list[ChangeJSON]
+    kept: list[str]
+
+
+class StackJSON(TypedDict):
+    tag: str
+    name: str
+    status: Status
+    specs_old: int
+    specs_new: int
+    packages_gained: list[str]
+    packages_lost: list[str]
+    whole: bool
+
+
+StackMoveJSON = TypedDict(
+    "StackMoveJSON",
+    {
+        "tag": str,
+        "stack": str,
+        "dimension": str,
+        "from": list[str],
+        "to": list[str],
+        "specs_old": int,
+        "specs_new": int,
+    },
+)
+
+
+class ClassCountJSON(TypedDict):
+    removed: int
+    added: int
+
+
+class ReportJSON(TypedDict):
+    schema_version: int
+    old: SideJSON
+    new: SideJSON
+    summary: SummaryJSON
+    packages: list[PackageJSON]
+    stacks: list[StackJSON]
+    stack_moves: list[StackMoveJSON]
+    specs_by_class: dict[str, ClassCountJSON]
+    warnings: list[str]
+    filters: dict[str, list[str]]
+    incomplete: bool
+    skipped: list[str]
+
+
+class StepBumpJSON(BumpJSON):
+    tag: str
+    name: str
+
+
+class StepJSON(TypedDict):
+    commit: str
+    date: str
+    summary: SummaryJSON
+    bumps: list[StepBumpJSON]
+    stacks: list[StackJSON]
+
+
+class RangeJSON(TypedDict):
+    start: str
+    end: str
+    commits: int
+
+
+class HistoryPackageJSON(TypedDict):
+    tag: str
+    name: str
+    versions: list[str]
+    first_seen: str | None
+    last_seen: str | None
+
+
+class FlappingJSON(TypedDict):
+    tag: str
+    hash: str
+    package: str
+    left: list[str]
+    returned: list[str]
+    returns: int
+
+
+class HistoryJSON(TypedDict):
+    schema_version: int
+    range: RangeJSON
+    steps: list[StepJSON]
+    packages: list[HistoryPackageJSON]
+    flapping: list[FlappingJSON]
