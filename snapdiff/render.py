@@ -14,11 +14,11 @@ import jinja2.bccache
 
 from .budget import fit, marker
 from .context import FOLD_AFTER, markdown_context, section_rows
-from .markup import Safe, code, finalize, html_code, sentence, signed, some
 from .errors import TemplateError
+from .markup import Safe, code, finalize, html_code, sentence, signed, some
 from .report import Report
-from .sections import SECTIONS, SectionId
 from .report_json import history_to_dict, report_to_dict
+from .sections import SECTIONS, SectionId
 
 if TYPE_CHECKING:  # `snapdiff log` only: the diff path need not import it
     from .history import History
