@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Benchmark `snapdiff log` on 30 daily commits at develop size (not a test; synthetic data).
 
-Generates once, with ../shared/tools/gencat.py --git --snapshots 31: a repository whose commits
+Generates once, with bench/gencat.py --git --snapshots 31: a repository whose commits
 v1..v31 each evolve the develop catalogue (6,000 pages, 60,000 specs, 5% churn). Then times
 `snapdiff log v1..v31` against one full pair diff (`snapdiff v1 v2`, which loads both
 revisions), and prints the time per commit of each.

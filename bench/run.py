@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """Benchmark snapdiff on full-size synthetic catalogues (not a test: nothing here asserts time).
 
-Generates, once, with ../shared/tools/gencat.py (synthetic data, labelled as such):
+Generates, once, with bench/gencat.py (synthetic data, labelled as such):
   develop size: 6,000 pages / 60,000 specs per side, 5% churn, as two directories and as a git
                 repository with the same two snapshots committed and tagged v1, v2;
   all tags:     7 tag folders, ~42,000 pages / ~420,000 specs per side, 5% churn on develop.
 Then runs every command --runs times, interleaved, and prints medians and ratios:
-  directory mode against the floor (shared/tools/floor.py: read and json-parse both sides),
+  directory mode against the floor (bench/floor.py: read and json-parse both sides),
   git mode against `git diff --stat v1 v2`, peak RSS, and `snapdiff --version` start-up.
   Beside git mode, bench/gitfloor.py: the least a Python tool does to read those pages with
   GitPython (start, list both trees, read the blobs a diff needs, or only the changed ones).
@@ -30,9 +30,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = Path(os.environ.get("SNAPDIFF_SHARED", ROOT.parent / "shared"))
-GENCAT = SHARED / "tools" / "gencat.py"
-FLOOR = SHARED / "tools" / "floor.py"
+GENCAT = ROOT / "bench" / "gencat.py"  # the synthetic catalogue generator (labelled synthetic)
+FLOOR = ROOT / "bench" / "floor.py"  # read and json-parse both sides: the floor
 GITFLOOR = ROOT / "bench" / "gitfloor.py"
 ALL_TAGS = (
     "v0.21.2,v0.22.5,v0.23.1,develop-2025-03-09,develop-2025-03-16,develop-2025-03-23,develop"
@@ -170,8 +169,6 @@ def main() -> int:
     parser.add_argument("--sizes", default="develop,all")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
     args = parser.parse_args()
-    if not GENCAT.exists():
-        sys.exit(f"{GENCAT} not found (set SNAPDIFF_SHARED to the shared folder)")
     print(f"machine: {os.cpu_count()} cores, {sys.version.split()[0]}; medians of {args.runs}")
     for size in args.sizes.split(","):
         base = generate(args.out, size)

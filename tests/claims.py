@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, where PyYAML has it
 ALIASES = {"oneapi": "intel-oneapi-compilers", "clang": "llvm"}
 DIMS = {"os": 0, "platform": 1, "target": 2, "compiler": 3, "variants": 4}
 Config = tuple[str, str, str, str, tuple[str, ...]]
@@ -76,7 +77,7 @@ def read_side(root: Path, label_tag: str | None = None) -> Side:
         text = path.read_text(encoding="utf-8-sig")
         if not text.startswith("---"):
             continue
-        front = yaml.safe_load(text.split("---", 2)[1])
+        front = yaml.load(text.split("---", 2)[1], Loader=_LOADER)
         if not isinstance(front, dict) or front.get("layout") != "cache":
             continue
         tag = label_tag or front["categories"][1]

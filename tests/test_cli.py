@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import subprocess
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -163,10 +163,11 @@ def test_version_and_help(capsys: pytest.CaptureFixture[str]) -> None:
 def run_installed(
     *args: str, cwd: Path, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    exe = shutil.which("snapdiff")
-    assert exe, "the snapdiff console script is not installed (pip install -e '.[test]')"
+    # the console script of the interpreter running the tests, activated or not
+    exe = Path(sysconfig.get_path("scripts")) / "snapdiff"
+    assert exe.is_file(), "the snapdiff console script is not installed (pip install -e '.[test]')"
     return subprocess.run(
-        [exe, *args], cwd=cwd, capture_output=True, text=True, env=env, check=False
+        [str(exe), *args], cwd=cwd, capture_output=True, text=True, env=env, check=False
     )
 
 
@@ -189,8 +190,8 @@ def test_readme_quick_start_output_is_the_checked_in_sample(
     sample = (ROOT / "docs" / "sample.md").read_text(encoding="utf-8")
     assert capsys.readouterr().out == sample
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    embedded = re.search(r"<!-- sample:start -->\n(.*?)<!-- sample:end -->", readme, re.S)
-    assert embedded is not None and embedded.group(1) == sample
+    assert "[`docs/sample.md`](docs/sample.md)" in readme and "(docs/sample.png)" in readme
+    assert (ROOT / "docs" / "sample.png").read_bytes().startswith(b"\x89PNG")
 
 
 def test_every_option_is_documented_in_the_readme() -> None:
@@ -207,3 +208,19 @@ def test_ci_runs_exactly_the_readme_test_command() -> None:
     command = re.search(r"```sh\n(python -m pip install -e '\.\[test\]'.*?)\n```", readme, re.S)
     assert command is not None
     assert command.group(1) in ci
+
+
+def test_the_readme_stays_short() -> None:
+    """What it does, quick start, a picture, usage, CI, library use; the rest in docs/."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 300
+    for heading in (
+        "## Quick start",
+        "## What it prints",
+        "## Usage",
+        "### In CI",
+        "## Library use",
+    ):
+        assert heading in readme
+    for linked in re.findall(r"\]\((docs/[^)]+)\)", readme):
+        assert (ROOT / linked).is_file(), linked

@@ -296,3 +296,22 @@ def test_a_hash_moving_to_another_page_is_one_changed_spec_of_both(tmp_path: Pat
         assert change["fields"]["versions"] == {"old": ["1.2"], "new": ["1.0"]}
     assert package(report, "hdf5")["bump"]["kind"] == "downgrade"
     assert (report.summary.specs_changed, report.summary.packages_changed) == (1, 2)
+
+
+def test_a_diff_of_snapshots_built_in_memory() -> None:
+    """No files: pages built from entries (the loaders' contract, stated by SnapshotPair)."""
+    from snapdiff.entries import Entries, check_entries
+    from snapdiff.model import Page, Snapshot
+
+    def snapshot(name: str, *entries: dict[str, Any]) -> Snapshot:
+        read = Entries.from_read(check_entries(list(entries), name), name)
+        page = Page("develop", "zlib", name, name, read, len(read), read.counts)
+        return Snapshot(name, {("develop", "zlib"): page})
+
+    old = snapshot("old", spec("a", "1.2"), spec("b", "1.2", target="zen4"))
+    new = snapshot("new", spec("a", "1.2"), spec("c", "1.3", target="zen4"))
+    data = as_json(diff_snapshots(old, new))
+    (package,) = data["packages"]
+    assert [c["text"] for c in package["changes"]] == [
+        "1.2 → 1.3 in 1 linux configuration: 1 → 1 spec"
+    ]

@@ -47,3 +47,15 @@ def test_rendering_writes_nothing_outside_its_output(
     report = snapdiff.diff_snapshots(*snapdiff.load_pair(V1, V2))
     snapdiff.render_markdown(report)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_readme_library_example_runs(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    example = readme.split("## Library use")[1].split("```python\n")[1].split("```")[0]
+    monkeypatch.chdir(ROOT)
+    exec(compile(example, "README.md", "exec"), {})
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[0] == "5"
+    assert "py-mpi4py upgrade 3.1.5 → 4.0.1 in 2 linux configurations: 28 → 42 specs" in printed

@@ -1,0 +1,17 @@
+"""Shared test settings: hypothesis profiles (SNAPDIFF_HYPOTHESIS=thorough for a long run)."""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+# Property tests write and load small snapshots: each example costs milliseconds, so the
+# default keeps the suite quick and `thorough` is for a deliberate, longer search.
+settings.register_profile(
+    "default", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.register_profile(
+    "thorough", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+settings.load_profile(os.environ.get("SNAPDIFF_HYPOTHESIS", "default"))

@@ -1,0 +1,230 @@
+"""Size budgets (`--max-chars`, `--for`): cut by priority, counts intact, the full report beside."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from clirun import V1, V2, run
+from pagegen import spec, write_page
+
+from snapdiff.budget import PRESETS, fit, size
+from snapdiff.cli import main
+from snapdiff.diff import diff_snapshots
+from snapdiff.render import MarkdownRenderer
+from snapdiff.sections import CUT_ORDER, SECTIONS, SectionId
+from snapdiff.sources import load_pair
+
+TITLES = {s.id: s.title for s in SECTIONS}
+
+
+@pytest.fixture(scope="module")
+def big(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    """A synthetic pair whose full Markdown (about 110 KB) must be cut for `--for github` and
+    any smaller budget: every kind of change."""
+    root = tmp_path_factory.mktemp("big")
+    old, new = root / "old", root / "new"
+    for i in range(660):
+        name = f"pkg-{i:04d}"  # synthetic
+        kind = i % 6
+        stacks = ("e4s", "root", f"s{i % 40}")
+        before = [spec(f"o{i:04d}{j}", f"1.{i % 7}.{j}", stacks, target=f"t{j}") for j in range(3)]
+        if kind != 5:
+            write_page(old, name, before)
+        if kind == 0:  # upgraded on every configuration
+            write_page(
+                new,
+                name,
+                [spec(f"n{i:04d}{j}", f"2.{i % 7}.{j}", stacks, target=f"t{j}") for j in range(3)],
+            )
+        elif kind == 1 and i % 12 == 1:  # a downgrade
+            write_page(new, name, [spec(f"n{i:04d}0", "0.9", stacks)])
+        elif kind == 2:  # rebuilt, moved to a new OS
+            write_page(
+                new,
+                name,
+                [
+                    spec(f"n{i:04d}{j}", f"1.{i % 7}.{j}", stacks, target=f"t{j}", os="ubuntu24.04")
+                    for j in range(3)
+                ],
+            )
+        elif kind == 3:  # left a stack
+            write_page(new, name, [dict(s, stacks=["root"]) for s in before])
+        elif kind in (4, 5):  # unchanged / added
+            write_page(new, name, before if kind == 4 else [spec(f"a{i:04d}", "3.0", stacks)])
+    return str(old), str(new)
+
+
+@pytest.fixture(scope="module")
+def renderer(big: tuple[str, str]) -> MarkdownRenderer:
+    """The big pair's report, loaded once; each test renders it under its own budget."""
+    return MarkdownRenderer(diff_snapshots(*load_pair(*big)))
+
+
+def shown_and_cut(text: str) -> dict[str, tuple[int, int]]:
+    """Per section heading: table rows (or folded package entries) shown, and rows said cut."""
+    found = {}
+    for part in re.split(r"\n### ", text)[1:]:
+        title, _, body = part.partition("\n")
+        rows = len(re.findall(r"^\| (?!Package \||Stack \||Platform \||:--)", body, re.M))
+        rows += body.count("<details><summary><code>")
+        more = re.search(r"… (\d+) more", body)
+        found[title] = (rows, int(more.group(1)) if more else 0)
+    return found
+
+
+BUDGETS = {**PRESETS, "small": 20_000, "medium": 40_000}
+
+
+@pytest.mark.parametrize("preset", sorted(BUDGETS))
+def test_every_budget_keeps_within_it_with_counts_intact(
+    renderer: MarkdownRenderer, preset: str
+) -> None:
+    """Every preset of `--for`, and budgets smaller than the case: fitted, never over."""
+    data, summary = renderer.data, renderer.data["summary"]
+    uncut = renderer()
+    assert size(uncut) > PRESETS["github-release"] > PRESETS["github"], "cut by two presets"
+    assert size(uncut) < PRESETS["gitlab"], "and whole under the others"
+    totals = shown_and_cut(uncut)
+    assert all(cut == 0 for _, cut in totals.values())
+    budget = BUDGETS[preset]
+    text = renderer.fitted(budget)
+    if size(uncut) <= budget:
+        assert text == uncut
+    else:
+        assert size(text) <= budget, preset
+        assert text.startswith("<!-- snapdiff report sha256:")
+        assert (
+            f"| Packages | {data['old']['packages']} | {data['new']['packages']} | "
+            f"{summary['packages_added']} | {summary['packages_removed']} | "
+            f"{summary['packages_changed']} |"
+        ) in text
+        for title, (rows, cut) in shown_and_cut(text).items():
+            assert rows + cut == totals[title][0], (preset, title)
+        assert size(text) > budget * 0.9, "cut no more than needed"
+
+
+@pytest.mark.parametrize("budget", [20_000, 65_536, 300_000])
+def test_a_section_is_cut_only_once_every_less_important_one_is_empty(
+    renderer: MarkdownRenderer, budget: int
+) -> None:
+    text = renderer.fitted(budget)
+    sections = shown_and_cut(text)
+    order = [TITLES[name] for name, _ in CUT_ORDER if name != "bumps"]
+    for position, title in enumerate(order):
+        if sections.get(title, (0, 0))[1]:  # this one is cut: all before it are empty
+            assert all(sections.get(t, (0, 0))[0] == 0 for t in order[:position]), title
+    if sections["Version updates"][1]:
+        kept = text.count("(downgrade) |")
+        downgrades = renderer.data["summary"]["version_downgrades"]
+        assert kept in (sections["Version updates"][0], downgrades)  # downgrades go last
+
+
+def _cut_one_row_at_a_time(
+    render: Callable[[dict[SectionId, int]], str],
+    totals: dict[SectionId, int],
+    downgrades: int,
+    budget: int,
+) -> str | None:
+    """What `fit` must find, the slow and obvious way: sections in CUT_ORDER, a row at a time;
+    None when even every section at its floor does not fit."""
+    limits: dict[SectionId, int] = {}
+    text = render(limits)
+    for section, floor in CUT_ORDER:
+        if size(text) <= budget:
+            return text
+        keep = downgrades if floor < 0 else floor
+        for rows in range(limits.get(section, totals[section]) - 1, keep - 1, -1):
+            limits[section] = rows
+            text = render(limits)
+            if size(text) <= budget:
+                return text
+    return None
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_fit_keeps_the_most_rows_that_fit(seed: int) -> None:
+    """Rows of uneven length (synthetic sections), so that guessing from sizes is often wrong."""
+    rng = random.Random(seed)
+    totals: dict[SectionId, int] = {name: rng.randint(0, 150) for name, _ in CUT_ORDER}
+    lengths = {name: [rng.choice((4, 9, 30, 250)) for _ in range(n)] for name, n in totals.items()}
+    renders = []
+
+    def render(limits: dict[SectionId, int]) -> str:
+        renders.append(1)
+        text = "title\n"
+        for name, total in totals.items():
+            rows = limits.get(name, total)
+            text += "".join("x" * n + "\n" for n in lengths[name][:rows])
+            text += f"… {total - rows} more\n" if rows < total else ""
+        return text
+
+    downgrades, budget = rng.randint(0, 5), rng.randint(100, size(render({})))
+    expected = _cut_one_row_at_a_time(render, totals, downgrades, budget)
+    renders.clear()
+    found = fit(render, totals, downgrades, budget)
+    assert expected is not None, "budgets from 100 up always fit the floors here"
+    assert found == expected and size(found) <= budget
+    assert len(renders) <= 2 * len(CUT_ORDER) + 2 * max(totals.values()).bit_length()
+
+
+def test_fit_renders_little_even_when_row_lengths_mislead() -> None:
+    """One long row then short ones: guessing from sizes alone would step a few rows at a time."""
+    lengths = [5000] + [1] * 4000
+    renders = []
+
+    def render(limits: dict[SectionId, int]) -> str:
+        renders.append(1)
+        rows = limits.get("explained", len(lengths))
+        return "title\n" + "".join("x" * n + "\n" for n in lengths[:rows])
+
+    budget = 8000
+    text = fit(render, {"explained": len(lengths)}, 0, budget)
+    short = (budget - len("title\n") - 5001) // 2  # as many short rows as fit after the long one
+    assert text.count("\n") == 2 + short
+    assert len(renders) <= 2 + len(lengths).bit_length()  # here no more than bisecting (14)
+
+
+def test_a_tiny_budget_still_fits(
+    renderer: MarkdownRenderer, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = renderer.fitted(500)
+    assert size(text) <= 500 and "cut to fit 500 characters" in text
+    assert run([V1, V2, "--max-chars", "499"], capsys)[0] == 2
+
+
+def test_full_report_is_uncut_and_cut_lines_point_to_it(
+    big: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    full_md, full_json = tmp_path / "full.md", tmp_path / "full.json"
+    assert main([*big, "--for", "github", "--full-report", str(full_md)]) == 0
+    cut = capsys.readouterr().out
+    assert f"see `{full_md}`" in cut
+    assert main([*big, "--full-report", str(full_md)]) == 0
+    assert full_md.read_text() == capsys.readouterr().out.replace(f"see `{full_md}`", "")
+    cut_md = tmp_path / "c.md"
+    assert (
+        main([V1, V2, "--for", "github", "--full-report", str(full_json), "-o", str(cut_md)]) == 0
+    )
+    assert json.loads(full_json.read_text()) == json.loads(
+        run([V1, V2, "--format", "json"], capsys)[1]
+    )
+    assert cut_md.read_text().startswith("<!-- snapdiff report")
+
+
+def test_marker_digest_follows_content_not_sources(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    shutil.copytree(V1, tmp_path / "a")
+    shutil.copytree(V2, tmp_path / "b")
+    first = run([V1, V2], capsys)[1].splitlines()[0]
+    again = run([str(tmp_path / "a"), str(tmp_path / "b")], capsys)[1].splitlines()[0]
+    other = run([V1, V2, "--package", "py-jax"], capsys)[1].splitlines()[0]
+    assert re.fullmatch(r"<!-- snapdiff report sha256:[0-9a-f]{32} -->", first)
+    assert first == again and first != other
