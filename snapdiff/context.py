@@ -7,21 +7,24 @@ reaches the Markdown as an inline code span (or escaped HTML inside a `<summary>
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Generic, TypedDict, TypeVar
 
 from .markup import Safe, Said, code, some
 from .model import Configuration
 from .report import Change, Report
-from .schema import (
-    ClassCountJSON,
-    PackageJSON,
-    ReportJSON,
-    SideJSON,
-    StackJSON,
-    StackMoveJSON,
-    SummaryJSON,
-)
+from .schema import ClassCountJSON, ReportJSON, SideJSON, StackJSON, StackMoveJSON
 from .sections import SECTIONS, SectionId
+from .views import (
+    Explained,
+    LabelledPackage,
+    LabelledStack,
+    MarkdownContext,
+    Rows,
+    RowT,
+    Sections,
+    SectionView,
+    Spack1,
+    StackMoveRow,
+)
 
 __all__ = ["FOLD_AFTER", "MarkdownContext", "Rows", "markdown_context", "section_rows"]
 
@@ -44,105 +47,6 @@ REMOVED_WORDS = ADDED_WORDS | {
     "upgrade": "of a version upgraded in a configuration kept",
     "downgrade": "of a version downgraded in a configuration kept",
 }
-
-
-class LabelledPackage(PackageJSON):
-    """A package of the JSON report, with its label (`tag/name` when tags differ)."""
-
-    label: str
-
-
-class LabelledStack(StackJSON):
-    label: str
-
-
-class Explained(TypedDict):
-    """A changed package's explanation: its sentences, and whether the Spack 1.0 note holds."""
-
-    label: str
-    specs_added: int
-    specs_removed: int
-    specs_changed: int
-    sentences: list[Said]
-    spack1: bool
-
-
-class StackMoveRow(TypedDict):
-    """One stack that moved, with each dimension as (name, values before, values after)."""
-
-    label: str
-    specs_old: int
-    specs_new: int
-    moves: list[tuple[Safe, Safe, Safe]]
-
-
-class Spack1(TypedDict):
-    """The Spack 1.0 move to no compiler, counted once for the report."""
-
-    packages: list[str]
-    configurations: int
-    specs_old: int
-    specs_new: int
-
-
-class Rows(TypedDict):
-    """Every row of every section (SectionId), in the order shown."""
-
-    bumps: list[LabelledPackage]
-    removed: list[LabelledPackage]
-    stack_losses: list[LabelledStack]
-    other_changed: list[LabelledPackage]
-    added: list[LabelledPackage]
-    stack_gains: list[LabelledStack]
-    package_stacks: list[LabelledPackage]
-    explained: list[Explained]
-
-
-RowT = TypeVar("RowT", LabelledPackage, LabelledStack, Explained)
-
-
-class SectionView(TypedDict, Generic[RowT]):
-    """One section cut to its limit: rows shown, how many in all and cut, and the Markdown
-    that folds a long section into `<details>` (`open`) and says what was cut (`close`)."""
-
-    title: Safe
-    rows: list[RowT]
-    total: int
-    more: int
-    open: Safe
-    close: Safe
-
-
-class Sections(TypedDict):
-    bumps: SectionView[LabelledPackage]
-    removed: SectionView[LabelledPackage]
-    stack_losses: SectionView[LabelledStack]
-    other_changed: SectionView[LabelledPackage]
-    added: SectionView[LabelledPackage]
-    stack_gains: SectionView[LabelledStack]
-    package_stacks: SectionView[LabelledPackage]
-    explained: SectionView[Explained]
-
-
-class MarkdownContext(TypedDict):
-    """What `report.md.j2` sees (README, "Templates")."""
-
-    report: ReportJSON
-    summary: SummaryJSON
-    marker: Safe
-    old_label: Safe
-    new_label: Safe
-    has_changes: bool
-    sections: Sections
-    new_stacks: list[str]
-    removed_stacks: list[str]
-    filters: list[tuple[Safe, list[str]]]
-    root_is_total: bool
-    stack_moves: list[StackMoveRow]
-    spack1: Spack1 | None
-    added_by_class: list[tuple[int, Safe]]
-    removed_by_class: list[tuple[int, Safe]]
-    warnings: list[str]
 
 
 def side_label(side: SideJSON, with_tags: bool = False) -> Safe:

@@ -9,7 +9,7 @@ from typing import Any
 from .claims import describe
 from .classify import classify
 from .migrations import find_migrations
-from .model import PageEntries, Spec
+from .model import Configuration, PageEntries, Spec
 from .report import Change, Sentence, SpecChange
 from .versions import spec_version
 
@@ -61,7 +61,7 @@ def _stack_lines(changed: list[SpecChange]) -> list[Sentence]:
     return lines
 
 
-def _facts(specs: Iterable[Spec]) -> list[tuple[str, Any, str]]:
+def _facts(specs: Iterable[Spec]) -> list[tuple[str, Configuration, str]]:
     return [(s.hash, s.configuration(), spec_version(s.versions)) for s in specs]
 
 
