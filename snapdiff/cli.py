@@ -6,58 +6,24 @@ import argparse
 import functools
 import gc
 import os
+import signal
 import sys
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from types import FrameType
 from typing import TYPE_CHECKING
 
 from .budget import budget
-from .errors import SnapdiffError, UsageError
+from .errors import SnapdiffError, UsageError, printable
 from .gates import failed, parse_gates
 from .options import filters, log_parser, parse
+from .output import write, write_atomically
 
 __all__ = ["main"]
 
 if TYPE_CHECKING:
     from .report import Report
-
-
-def write_atomically(path: str, text: str) -> None:
-    """Write text to path through a temporary file and a rename: never a half-written file.
-
-    A path that exists and is not a regular file (`/dev/null`, a pipe) is written directly:
-    renaming over it would replace the device with a file.
-    """
-    if os.path.exists(path) and not os.path.isfile(path):
-        try:
-            with open(path, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
-        except OSError as exc:
-            raise UsageError(path, f"cannot write: {exc.strerror}", "check the path") from exc
-        return
-    import tempfile  # deferred, as everything a bare `snapdiff --version` does not need
-
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, temp = tempfile.mkstemp(prefix=".snapdiff-", dir=directory)
-    except OSError as exc:
-        raise UsageError(path, f"cannot write: {exc.strerror}", "check the folder exists") from exc
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(temp, path)
-    except BaseException:
-        os.unlink(temp)
-        raise
-
-
-def _write(path: str | None, text: str) -> None:
-    """To the file (atomically), else to stdout."""
-    if path:
-        write_atomically(path, text)
-    else:
-        sys.stdout.write(text)
-        sys.stdout.flush()
 
 
 def _sides(old: str, new: str | None) -> tuple[str, str]:
@@ -118,16 +84,16 @@ def _run(args: argparse.Namespace) -> int:
     old, new = load_pair(*_sides(args.old, args.new), options)
     report = diff_snapshots(old, new, narrow)
     for warning in report.warnings:
-        print(f"snapdiff: warning: {warning}", file=sys.stderr)
+        print(f"snapdiff: warning: {printable(warning)}", file=sys.stderr)
     for skipped in report.skipped:
-        print(f"snapdiff: warning: skipped {skipped}", file=sys.stderr)
+        print(f"snapdiff: warning: skipped {printable(skipped)}", file=sys.stderr)
     text, full = _outputs(report, args)
     if full is not None and args.full_report:
         write_atomically(args.full_report, full)
-    _write(args.output, text)
+    write(args.output, text)
     failing = failed(report, wanted)
     for gate in failing:
-        print(f"snapdiff: gate failed: {gate}", file=sys.stderr)
+        print(f"snapdiff: gate failed: {printable(gate)}", file=sys.stderr)
     return 1 if failing or (args.exit_code and report.summary.total) else 0
 
 
@@ -153,8 +119,26 @@ def _log(argv: Sequence[str]) -> int:
             budget(args.max_chars, args.forge),
             cached=True,
         )
-    _write(args.output, text)
+    write(args.output, text)
     return 0
+
+
+@contextmanager
+def _terminated_cleanly() -> Iterator[None]:
+    """SIGTERM (what CI sends on cancel or timeout) ends the run as an exception would, so an
+    output file being written is removed, never left half-written or as a temporary file."""
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach the main thread only
+        return
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @contextmanager
@@ -175,7 +159,7 @@ def _collector_paused() -> Iterator[None]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run snapdiff; return 0 (written), 1 (changes or a failed gate) or 2 (bad usage or input)."""
-    with _collector_paused():
+    with _collector_paused(), _terminated_cleanly():
         return _main(argv)
 
 
@@ -195,3 +179,7 @@ def _main(argv: Sequence[str] | None) -> int:
         return 0
     except KeyboardInterrupt:
         return 130
+    except Exception as exc:  # a bug of ours on input we did not foresee: still one line
+        what = printable(f"{type(exc).__name__}: {exc}")[:300]
+        print(f"snapdiff: error: internal error ({what}); please report it", file=sys.stderr)
+        return 2

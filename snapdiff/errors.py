@@ -2,7 +2,21 @@
 
 from __future__ import annotations
 
-__all__ = ["InputError", "SnapdiffError", "TemplateError", "UsageError"]
+import re
+
+__all__ = ["InputError", "SnapdiffError", "TemplateError", "UsageError", "printable"]
+
+# Control characters (C0, DEL, C1), line and paragraph separators, and lone surrogates (a file
+# name that is not UTF-8): none may reach a terminal or a CI log as is.
+_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """Text for one line of a terminal or log: every control character and line break shown as
+    an escape (`\\n`, `\\x1b`), so data cannot start a line of its own or move the cursor."""
+    return _UNPRINTABLE.sub(
+        lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 256 else f"\\u{ord(m[0]):04x}", text
+    )
 
 
 class SnapdiffError(Exception):
@@ -20,7 +34,7 @@ class SnapdiffError(Exception):
         text = f"{self.where}: {self.what}" if self.where else self.what
         if self.fix:
             text += f" ({self.fix})"
-        return " ".join(text.split("\n"))
+        return printable(text)
 
 
 class InputError(SnapdiffError):

@@ -21,6 +21,14 @@ __all__ = [
 
 LIST_LIMIT = 8  # items shown in one table cell before "… and N more"
 _BACKTICKS = re.compile(r"`+")
+# Line breaks and other control characters: in Markdown a line break can end an HTML block or a
+# table row, so no string from the data keeps one.
+_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+
+
+def one_line(text: str) -> str:
+    """The text with every run of line breaks and control characters folded to one space."""
+    return _BREAKS.sub(" ", text)
 
 
 class Said(TypedDict):
@@ -44,7 +52,7 @@ def code(text: str) -> Safe:
     mention or HTML. The fence is longer than any run of backticks in the text, and `|` is
     escaped so a table cell stays one cell (GitHub shows it as `|` there).
     """
-    text = " ".join(text.splitlines()) or " "
+    text = one_line(text) or " "
     fence = "`" * (max((len(run) for run in _BACKTICKS.findall(text)), default=0) + 1)
     pad = " " if text[0] in "` " or text[-1] in "` " else ""
     text = text.replace("|", "\\|")
@@ -52,8 +60,9 @@ def code(text: str) -> Safe:
 
 
 def html_code(text: str) -> Safe:
-    """A string from the data inside raw HTML (a `<summary>`): escaped, in `<code>`."""
-    return Safe(f"<code>{html.escape(text)}</code>")
+    """A string from the data inside raw HTML (a `<summary>`): on one line, escaped, in `<code>`
+    (a line break would end the HTML block, and what follows would be read as Markdown)."""
+    return Safe(f"<code>{html.escape(one_line(text))}</code>")
 
 
 def finalize(value: object) -> object:

@@ -11,9 +11,16 @@ from typing import NamedTuple, Protocol
 from ..errors import InputError
 from ..model import Snapshot
 from .directory import read_directory
-from .git import GitRepo
+from .git import GitRepo, TreeFile
 from .index import find_indexes, is_index_file, load_indexes
-from .pages import ParsedPage, is_candidate, is_catalogue_path, is_page
+from .pages import (
+    NOT_REGULAR_FIX,
+    ParsedPage,
+    check_size,
+    is_candidate,
+    is_catalogue_path,
+    is_page,
+)
 from .snapshot import PageBytes, PageCache, Problems, build_snapshot, check_changed
 
 __all__ = ["LoadOptions", "SnapshotPair", "load_history", "load_pair", "load_snapshot"]
@@ -58,8 +65,26 @@ class _GitSide:
         self.problems = problems
         self.revision = repo.resolve(arg)
         self.files = [
-            (path, sha) for path, sha in repo.list_files(self.revision.tree) if is_candidate(path)
+            (f.path, f.sha) for f in repo.list_files(self.revision.tree) if self._readable(f)
         ]
+
+    def _readable(self, found: TreeFile) -> bool:
+        """Whether a file is read: a regular file no larger than a page can be, outside hidden
+        folders. A page by its place that is a link or too large is a bad page."""
+        if not is_candidate(found.path):
+            return False
+        where = f"{self.revision.arg}:{found.path}"
+        try:
+            if found.link:
+                if is_catalogue_path(found.path):
+                    raise InputError(where, "a symbolic link, not a page", NOT_REGULAR_FIX)
+                return False
+            check_size(found.size, where)
+        except InputError as error:
+            if is_catalogue_path(found.path):
+                self.problems.skip(error)
+            return False
+        return True
 
     def digests(self) -> set[str]:
         return {sha for _, sha in self.files}

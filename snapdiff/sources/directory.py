@@ -2,30 +2,61 @@
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 
 from ..errors import InputError
-from .pages import blob_digest, check_size, is_catalogue_path, is_page
+from .pages import (
+    MAX_PAGE_BYTES,
+    NOT_REGULAR_FIX,
+    blob_digest,
+    check_size,
+    is_catalogue_path,
+    is_page,
+    without_bom,
+)
 from .snapshot import PageBytes, Problems
 
 __all__ = ["read_directory"]
 
 
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+
+
 def _read(path: str, layout: bool) -> bytes | None:
-    """A page's bytes; None for a file that cannot be a page (checked from its first bytes)."""
+    """A page's bytes; None for a file that cannot be a page (checked from its first bytes).
+
+    Only a regular file is read, never through a link (opened so, and checked once open: the
+    listing may be stale), and never past the size a page can have, whatever fstat says.
+    """
     try:
-        with open(path, "rb") as handle:
-            if layout:
-                check_size(os.fstat(handle.fileno()).st_size, path)
-                return handle.read()
-            head = handle.read(3)
-            if head != b"---":
-                return None  # no front matter: an asset, a README, ...
-            return head + handle.read()
+        fd = os.open(path, _OPEN_FLAGS)
     except OSError as exc:
+        if exc.errno == errno.ELOOP:  # a link that appeared since the listing
+            raise InputError(path, "a symbolic link, not a page", NOT_REGULAR_FIX) from exc
         raise InputError(
             path, f"cannot read: {exc.strerror}", "check it exists and is readable"
         ) from exc
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise InputError(path, "not a regular file", NOT_REGULAR_FIX)
+        os.set_blocking(fd, True)
+        head = handle.read(6)
+        if not layout and not without_bom(head).startswith(b"---"):
+            return None  # no front matter: an asset, a README, ...
+        check_size(os.fstat(fd).st_size, path)
+        data = head + handle.read(MAX_PAGE_BYTES + 1 - len(head))
+        check_size(len(data), path)  # it grew while being read
+        return data
+
+
+def _is_regular(item: os.DirEntry[str]) -> bool:
+    """Whether an entry is a regular file itself (not a link to one, a FIFO or a device)."""
+    try:
+        return item.is_file(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 def _is_dir(item: os.DirEntry[str]) -> bool:
@@ -36,24 +67,30 @@ def _is_dir(item: os.DirEntry[str]) -> bool:
         return False
 
 
-def _files(root: str) -> list[str]:
-    """Relative paths of the regular files below root, sorted, each folder's files before its
-    subfolders; hidden folders are skipped, and linked folders listed but not entered."""
-    found: list[str] = []
+def _files(root: str) -> list[tuple[str, bool]]:
+    """(relative path, regular) of the files below root, sorted, each folder's files before its
+    subfolders; `regular` is False for links, FIFOs and devices, which are never read. Hidden
+    folders are skipped, and linked folders neither listed nor entered."""
+    found: list[tuple[str, bool]] = []
     folders = [""]  # relative paths still to list, the next one last
     while folders:
         folder = folders.pop()
         try:
             with os.scandir(os.path.join(root, folder)) as listing:
-                items = sorted((item.name, _is_dir(item), item.is_symlink()) for item in listing)
+                items = sorted(
+                    (item.name, _is_dir(item), item.is_symlink(), _is_regular(item))
+                    for item in listing
+                )
         except OSError as exc:
             where = exc.filename or root
             raise InputError(
                 where, f"cannot list: {exc.strerror}", "check its permissions"
             ) from exc
         prefix = folder + os.sep if folder else ""
-        found.extend(prefix + name for name, is_dir, _ in items if not is_dir)
-        below = [prefix + n for n, is_dir, link in items if is_dir and not link and n[0] != "."]
+        found.extend(
+            (prefix + name, regular) for name, is_dir, link, regular in items if not is_dir
+        )
+        below = [prefix + n for n, is_dir, link, _ in items if is_dir and not link and n[0] != "."]
         folders.extend(reversed(below))
     return found
 
@@ -64,10 +101,16 @@ def read_directory(root: str, problems: Problems) -> list[PageBytes]:
         what = "not a directory" if os.path.exists(root) else "no such directory or git revision"
         raise InputError(root, what, "give a directory of catalogue pages or a git revision")
     pages: list[PageBytes] = []
-    for rel in _files(root):
+    for rel, regular in _files(root):
         path = os.path.join(root, rel)
         layout = is_catalogue_path(rel.replace(os.sep, "/"))
+        if not regular and not layout:
+            continue  # a link, FIFO or device elsewhere cannot be a page to read
         try:
+            if not regular:
+                raise InputError(
+                    path, "not a regular file (a link, FIFO or device)", NOT_REGULAR_FIX
+                )
             data = _read(path, layout)
         except InputError as error:
             problems.skip(error)

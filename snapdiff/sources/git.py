@@ -12,11 +12,11 @@ import subprocess
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any
+from typing import IO, Any, NamedTuple
 
 from ..errors import InputError
 
-__all__ = ["GitRepo", "Revision"]
+__all__ = ["GitRepo", "Revision", "TreeFile"]
 
 _MISSING_FIX = "a shallow or partial clone? fetch the history: git fetch --unshallow"
 
@@ -57,6 +57,15 @@ def _widen(pipe: IO[bytes]) -> None:
         fcntl.fcntl(pipe.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), 2**20)
     except (ImportError, OSError):
         pass
+
+
+class TreeFile(NamedTuple):
+    """A file in a git tree: its path, blob id, size, and whether it is a symbolic link."""
+
+    path: str
+    sha: str
+    size: int
+    link: bool
 
 
 class GitRepo:
@@ -128,17 +137,21 @@ class GitRepo:
         out = self._git.rev_list("--first-parent", "--reverse", f"{start}..{end}", "--")
         return str(out).split()
 
-    def list_files(self, tree: str) -> list[tuple[str, str]]:
-        """(path, blob id) of every regular file below a tree, sorted by path."""
-        out = self._git.ls_tree("-r", "-z", "--full-tree", tree, stdout_as_string=False)
+    def list_files(self, tree: str) -> list[TreeFile]:
+        """Every file below a tree, sorted by path: regular files and symbolic links, with each
+        blob's size from the tree listing, so that no blob is read to learn how large it is."""
+        out = self._git.ls_tree("-r", "-z", "-l", "--full-tree", tree, stdout_as_string=False)
         files = []
         for entry in out.split(b"\0"):
             if not entry:
                 continue
             info, _, path = entry.partition(b"\t")
-            mode, kind, sha = info.split(b" ")
-            if kind == b"blob" and mode in (b"100644", b"100755"):
-                files.append((path.decode("utf-8", "surrogateescape"), sha.decode()))
+            mode, kind, sha, size = info.split()
+            if kind == b"blob" and mode in (b"100644", b"100755", b"120000"):
+                name = path.decode("utf-8", "surrogateescape")
+                # a missing object's size is not known ("BAD"): reading it says what is wrong
+                length = int(size) if size.isdigit() else 0
+                files.append(TreeFile(name, sha.decode(), length, mode == b"120000"))
         return sorted(files)
 
     def read_blobs(self, ids: Iterable[str], where: str) -> Iterator[tuple[str, bytes]]:

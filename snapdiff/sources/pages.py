@@ -22,6 +22,7 @@ from ..model import Page
 
 __all__ = [
     "MAX_PAGE_BYTES",
+    "NOT_REGULAR_FIX",
     "ParsedPage",
     "blob_digest",
     "check_size",
@@ -30,9 +31,13 @@ __all__ = [
     "is_catalogue_path",
     "is_page",
     "parse_page",
+    "without_bom",
 ]
 
 MAX_PAGE_BYTES = 32 * 2**20  # the largest real pages are a few MiB
+# Only regular files inside a snapshot are read, in a folder as in a revision: a link could lead
+# out of it (or to /dev/zero), a FIFO would never end.
+NOT_REGULAR_FIX = "snapdiff reads only regular files inside a snapshot: replace it with the page"
 _JSON_KEYS = (b"meta", b"spec_details")
 # Plain YAML scalars and flow lists that mean the same as strings; anything else goes to YAML.
 _PLAIN = re.compile(r"[\w.:/@+=-][\w .:/@+=-]*")
@@ -61,8 +66,17 @@ def is_catalogue_path(rel: str) -> bool:
     return len(parts) >= 4 and parts[-4] == "_cache" and parts[-1] == "specs.md"
 
 
+_BOM = b"\xef\xbb\xbf"  # the UTF-8 byte-order mark some editors write first
+
+
+def without_bom(data: bytes) -> bytes:
+    """The bytes without a leading UTF-8 byte-order mark: a page saved so reads as without it."""
+    return data[3:] if data.startswith(_BOM) else data
+
+
 def is_page(data: bytes) -> bool:
     """True when the bytes open with front matter whose `layout` is `cache` (SPEC section 1)."""
+    data = without_bom(data)
     if not data.startswith(b"---"):
         return False
     end = data.find(b"\n---", 3)
@@ -213,6 +227,7 @@ def _entries(data: bytes, source: str) -> tuple[dict[str, Any], Entries]:
 def parse_page(data: bytes, source: str, digest: str, full: bool = True) -> ParsedPage:
     """Parse one page's bytes; full=False keeps only its counts (for content both sides hold)."""
     check_size(len(data), source)
+    data = without_bom(data)
     fields, entries = _entries(data, source)
     tag, name = _identity(fields, source)
     kept = entries if full else None
@@ -276,6 +291,7 @@ def counts_from_meta(data: bytes, source: str, digest: str) -> ParsedPage:
     disagreement between meta and spec_details is warned about).
     """
     check_size(len(data), source)
+    data = without_bom(data)
     try:
         found = _head(data, source)
     except InputError:

@@ -1,0 +1,63 @@
+"""Writing the outputs: a file atomically, or stdout; a failure is one line, never a traceback."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from .errors import UsageError
+
+__all__ = ["write", "write_atomically"]
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Write text to path through a temporary file and a rename: never a half-written file.
+
+    A path that exists and is not a regular file (`/dev/null`, a pipe) is written directly:
+    renaming over it would replace the device with a file. The temporary file is removed on any
+    exception, SystemExit included (the command line turns SIGTERM into one).
+    """
+    if os.path.exists(path) and not os.path.isfile(path):
+        try:
+            with open(path, "w", encoding="utf-8", newline="\n") as handle:
+                handle.write(text)
+        except OSError as exc:
+            raise UsageError(path, f"cannot write: {exc.strerror}", "check the path") from exc
+        return
+    import tempfile  # deferred, as everything a bare `snapdiff --version` does not need
+
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, temp = tempfile.mkstemp(prefix=".snapdiff-", dir=directory)
+    except OSError as exc:
+        raise UsageError(path, f"cannot write: {exc.strerror}", "check the folder exists") from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(temp, path)
+    except OSError as exc:
+        os.unlink(temp)
+        raise UsageError(
+            path, f"cannot write: {exc.strerror}", "free space or check the path"
+        ) from exc
+    except BaseException:
+        os.unlink(temp)
+        raise
+
+
+def write(path: str | None, text: str) -> None:
+    """To the file (atomically), else to stdout."""
+    if path:
+        write_atomically(path, text)
+        return
+    try:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        raise
+    except OSError as exc:  # a full disk, /dev/full
+        # what could not be written must not be tried again when the interpreter exits
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise UsageError(
+            "stdout", f"cannot write: {exc.strerror}", "free space or use -o FILE"
+        ) from exc
