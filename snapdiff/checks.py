@@ -9,11 +9,35 @@ import orjson
 from .errors import InputError
 from .model import Entry
 
-__all__ = ["FIX", "check_entries", "check_entry", "json_value"]
+__all__ = ["FIX", "MAX_DEPTH", "check_entries", "check_entry", "check_plain", "json_value"]
 
 FIX = "regenerate the page or remove it from the snapshot"
 _LIST_KEYS = ("stacks", "versions", "variants")
+_FLAT_KEYS = frozenset(
+    ("hash", "stacks", "versions", "variants", "compiler", "os", "platform", "target", "tarball")
+)
 _EMPTY: list[str] = []
+MAX_DEPTH = 16  # lists and mappings within a field of a spec; the catalogue's are flat
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def check_plain(value: Any, where: str, what: str, depth: int = MAX_DEPTH) -> None:
+    """Refuse a value that is not plain JSON (a YAML date or set, say) or nests deeper than
+    `depth`: such values reach deepdiff, json and the Markdown only once they pass here."""
+    stack = [(value, 0)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, _SCALARS):
+            continue
+        if level >= depth:
+            raise InputError(where, f"{what} nests more than {depth} levels deep", FIX)
+        if type(item) is list:
+            stack.extend((x, level + 1) for x in item)
+        elif type(item) is dict and all(type(k) is str for k in item):
+            stack.extend((x, level + 1) for x in item.values())
+        else:
+            kind = type(item).__name__
+            raise InputError(where, f"{what} holds a {kind}, which JSON cannot (quote it)", FIX)
 
 
 def json_value(key: str, value: bytes, where: str) -> Any:
@@ -43,6 +67,9 @@ def check_entry(entry: Any, source: str, index: int) -> str:
         and type(get("target", "")) is str
     ):
         raise InputError(source, f"spec {digest} has a field of the wrong type", FIX)
+    for key, value in entry.items():
+        if key not in _FLAT_KEYS:  # `size` and keys a newer generator may add
+            check_plain(value, source, f"spec {digest}: {key!r}")
     return digest
 
 

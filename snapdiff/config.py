@@ -10,10 +10,15 @@ from typing import Any
 
 from .errors import UsageError
 
-__all__ = ["CONFIG_NAME", "config_arguments", "find_config"]
+__all__ = ["CONFIG_NAME", "TRUSTED_ONLY", "config_arguments", "find_config"]
 
 CONFIG_NAME = ".snapdiff.yaml"
 _FIX = "see 'Configuration' in the README"
+# A configuration found in the checkout is part of it, and a pull request can change it: it may
+# not choose what runs (templates) or where files go. Only --config FILE may.
+TRUSTED_ONLY = frozenset(("template", "template-dir", "output", "full-report"))
+# Options that answer one question: given one on the command line, the file's others are not read.
+_TOGETHER = (frozenset(("max-chars", "for")), frozenset(("template", "template-dir")))
 
 
 def find_config(explicit: str | None, start: str = ".") -> Path | None:
@@ -38,7 +43,12 @@ def _options(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
     found = {}
     for action in parser._actions:
         for option in action.option_strings:
-            if option.startswith("--") and option not in ("--config", "--help", "--version"):
+            if option.startswith("--") and option not in (
+                "--config",
+                "--no-config",
+                "--help",
+                "--version",
+            ):
                 found[option[2:]] = action
     return found
 
@@ -60,17 +70,30 @@ def _tokens(option: str, action: argparse.Action, value: Any, path: Path) -> lis
     return [flag, str(value)]
 
 
-def config_arguments(parser: argparse.ArgumentParser, path: Path, argv: Sequence[str]) -> list[str]:
-    """The configuration as command-line words to put before argv (so argv wins).
-
-    A list option given on the command line replaces the configured list rather than adding to it.
-    """
+def _load(path: Path) -> Any:
+    """The file's YAML, safely: no object constructed, no alias (nothing to grow a bomb from)."""
     import yaml  # deferred: only runs with a configuration file
 
     try:
-        loaded = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        text = path.read_text(encoding="utf-8")
+        if any(isinstance(e, yaml.AliasEvent) for e in yaml.parse(text, Loader=yaml.SafeLoader)):
+            raise UsageError(str(path), "the configuration uses a YAML alias", _FIX)
+        return yaml.safe_load(text) or {}
     except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
         raise UsageError(str(path), f"cannot read the configuration: {exc}", _FIX) from exc
+
+
+def config_arguments(
+    parser: argparse.ArgumentParser, path: Path, argv: Sequence[str], trusted: bool
+) -> list[str]:
+    """The configuration as command-line words to put before argv (so argv wins).
+
+    A list option given on the command line replaces the configured list rather than adding to
+    it, and one of `--max-chars`/`--for` (or `--template`/`--template-dir`) given on the command
+    line sets aside the file's other. A file found automatically (not `trusted`: not named by
+    --config) may not set templates or output paths.
+    """
+    loaded = _load(path)
     if not isinstance(loaded, dict):
         raise UsageError(str(path), "the configuration is not a mapping of options", _FIX)
     options = _options(parser)
@@ -82,8 +105,13 @@ def config_arguments(parser: argparse.ArgumentParser, path: Path, argv: Sequence
             close = difflib.get_close_matches(option, list(options), n=1)
             fix = f"did you mean {close[0]!r}?" if close else _FIX
             raise UsageError(str(path), f"unknown option {key!r}", fix)
+        if option in TRUSTED_ONLY and not trusted:
+            what = f"{option} is not read from a configuration found in the checkout"
+            raise UsageError(str(path), what, f"pass --config {path} to trust it, or --no-config")
         action = options[option]
         if isinstance(action, argparse._AppendAction) and set(action.option_strings) & given:
+            continue
+        if any(option in group and {f"--{o}" for o in group} & given for group in _TOGETHER):
             continue
         words += _tokens(option, action, value, path)
     return words

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
-from typing import Any
 
 from .claims import describe
 from .classify import classify
 from .migrations import find_migrations
-from .model import Configuration, PageEntries, Spec
+from .model import Configuration, PageEntries, Spec, canonical_json
 from .report import Change, Sentence, SpecChange
 from .versions import spec_version
 
@@ -20,22 +19,38 @@ def _specs(count: int) -> str:
     return f"{count:,} spec{'' if count == 1 else 's'}"
 
 
-def _record(spec: Spec) -> dict[str, Any]:
-    """A spec as plain data for deepdiff, without what is compared elsewhere."""
-    entry = spec.as_entry()
-    del entry["hash"], entry["stacks"]
-    return entry
+_FLAT = ("versions", "compiler", "os", "platform", "target", "variants")  # strings, lists of them
+_SHOWN = 80  # characters of a value said in a sentence
+
+
+def _flat(spec: Spec) -> dict[str, object]:
+    """The flat fields of a spec, for deepdiff: strings and lists of strings, nothing nested."""
+    return {name: getattr(spec, name) for name in _FLAT}
+
+
+def _others(spec: Spec) -> dict[str, str]:
+    """`size` and every other key as canonical JSON: compared as text, never walked."""
+    return {"size": canonical_json(spec.size), **dict(spec.extra)}
+
+
+def _shown(text: str) -> str:
+    """A canonical JSON value as a sentence shows it: a string bare, anything long cut."""
+    if text.startswith('"') and text.endswith('"') and "\\" not in text:
+        text = text[1:-1]
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
 
 
 def describe_fields(before: Spec, after: Spec) -> tuple[Sentence, ...]:
     """What differs between two records of one hash, other than stacks, one line per difference.
 
     Only called for records already known to differ, so deepdiff (half a second to import)
-    is loaded only when a report has such a spec.
+    is loaded only when a report has such a spec. It sees only the flat fields: values that
+    can nest (`size`, unknown keys) are compared as canonical JSON text, so no page can make
+    the comparison slow.
     """
     from deepdiff import DeepDiff
 
-    found = DeepDiff(_record(before), _record(after), ignore_order=True)
+    found = DeepDiff(_flat(before), _flat(after), ignore_order=True)
     lines = []
     for kind, items in found.tree.items():
         for item in items:
@@ -46,6 +61,14 @@ def describe_fields(before: Spec, after: Spec) -> tuple[Sentence, ...]:
                 lines.append(Sentence("{}: removed {}", (path, str(item.t1))))
             else:
                 lines.append(Sentence("{}: {} → {}", (path, str(item.t1), str(item.t2))))
+    old, new = _others(before), _others(after)
+    for key in sorted(old.keys() | new.keys()):
+        if key not in new:
+            lines.append(Sentence("{}: removed {}", (key, _shown(old[key]))))
+        elif key not in old:
+            lines.append(Sentence("{}: added {}", (key, _shown(new[key]))))
+        elif old[key] != new[key]:
+            lines.append(Sentence("{}: {} → {}", (key, _shown(old[key]), _shown(new[key]))))
     return tuple(sorted(lines, key=Sentence.plain))
 
 

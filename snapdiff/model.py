@@ -45,7 +45,7 @@ class Spec(NamedTuple):
         if not entry.keys() <= _ENTRY_KEYS:
             extra = tuple(
                 sorted(
-                    (key, json.dumps(value, sort_keys=True))
+                    (key, canonical_json(value))
                     for key, value in entry.items()
                     if key not in _ENTRY_KEYS
                 )
@@ -85,6 +85,12 @@ class Spec(NamedTuple):
 
 # Compilers Spack 1.0 names by package (SPEC section 2a); older pages use the short name.
 _COMPILER_PACKAGES = {"oneapi": "intel-oneapi-compilers", "clang": "llvm"}
+
+
+def canonical_json(value: object) -> str:
+    """A value as JSON with sorted keys: equal values, equal text (the loader has checked it is
+    plain JSON, nested a few levels at most)."""
+    return json.dumps(value, sort_keys=True)
 
 
 def normal_compiler(compiler: str) -> str:

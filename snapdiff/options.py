@@ -127,6 +127,11 @@ def _add_inputs(add: Callable[..., object]) -> None:
         "(default: from its path, <mirror>/<stack>/build_cache/index.json)",
     )
     add(
+        "--no-config",
+        action="store_true",
+        help="read no configuration file (not even .snapdiff.yaml found in the checkout)",
+    )
+    add(
         "--config",
         metavar="FILE",
         help="read options from FILE (default: .snapdiff.yaml in "
@@ -178,11 +183,14 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     options = parser()
     early = argparse.ArgumentParser(add_help=False)
     early.add_argument("--config")
+    early.add_argument("--no-config", action="store_true")
     known, _ = early.parse_known_args(argv)
-    path = find_config(known.config)
+    if known.no_config and known.config:
+        raise UsageError("--no-config", "give --config FILE or --no-config, not both", "")
+    path = None if known.no_config else find_config(known.config)
     if path is None:
         return options.parse_args(argv)
-    configured = config_arguments(options, path, argv)
+    configured = config_arguments(options, path, argv, trusted=known.config is not None)
     try:
         options.parse_args([*configured, "OLD", "NEW"])
     except UsageError as exc:

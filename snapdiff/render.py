@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 import jinja2
 import jinja2.bccache
+import jinja2.sandbox
 
 from .budget import fit, marker
 from .context import FOLD_AFTER, markdown_context, section_rows
@@ -73,14 +74,14 @@ def _environment(template_dir: str | None, cached: bool = False) -> jinja2.Envir
     a library call writes nothing outside its output).
     """
     folders = [template_dir] if template_dir else []
-    env = jinja2.Environment(
+    env = jinja2.sandbox.ImmutableSandboxedEnvironment(  # a template may come with a checkout
         loader=jinja2.FileSystemLoader([*folders, str(templates_dir())]),
         bytecode_cache=_bytecode_cache() if cached else None,
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-        autoescape=False,  # noqa: S701 - Markdown: every data string becomes a code span
+        autoescape=False,
         finalize=finalize,
     )
     env.filters.update(signed=signed, some=some, sentence=sentence, code=code, html=html_code)

@@ -68,7 +68,41 @@ def _installs(path: str) -> Mapping[str, Any]:
     return installs
 
 
-def _variants(parameters: Mapping[str, Any]) -> list[str]:
+class _Shape:
+    """Reads one install record, refusing (with its hash named) any field of the wrong shape."""
+
+    def __init__(self, path: str, digest: str) -> None:
+        self.path, self.digest = path, digest
+
+    def wrong(self, what: str) -> InputError:
+        return InputError(self.path, f"install {self.digest}: {what}", _FIX)
+
+    def mapping(self, value: object, what: str) -> Mapping[str, Any]:
+        """A JSON object (missing or null: empty)."""
+        if value is None:
+            return {}
+        if not isinstance(value, dict):
+            raise self.wrong(f"{what} is not a mapping")
+        return value
+
+    def text(self, value: object, what: str) -> str:
+        """A string or number (missing or null: empty)."""
+        if value is None:
+            return ""
+        if isinstance(value, bool) or not isinstance(value, (str, int, float)):
+            raise self.wrong(f"{what} is not a string")
+        return str(value)
+
+    def items(self, value: object, what: str) -> list[Any]:
+        """A JSON array (missing or null: empty)."""
+        if value is None:
+            return []
+        if not isinstance(value, list):
+            raise self.wrong(f"{what} is not a list")
+        return value
+
+
+def _variants(parameters: Mapping[str, Any], shape: _Shape) -> list[str]:
     """Spack's string form: `+shared`, `~doc`, `build_system=cmake`, `a=x,y`; no flags, patches."""
     found = []
     for name, value in parameters.items():
@@ -77,45 +111,57 @@ def _variants(parameters: Mapping[str, Any]) -> list[str]:
         if isinstance(value, bool):
             found.append(("+" if value else "~") + name)
         elif isinstance(value, list):
-            found.append(f"{name}={','.join(str(v) for v in value)}")
+            found.append(f"{name}={','.join(shape.text(v, f'variant {name}') for v in value)}")
         else:
-            found.append(f"{name}={value}")
+            found.append(f"{name}={shape.text(value, f'variant {name}')}")
     return sorted(found)
 
 
-def _compiler(spec: Mapping[str, Any], installs: Mapping[str, Any]) -> str:
+def _compiler(spec: Mapping[str, Any], installs: Mapping[str, Any], shape: _Shape) -> str:
     """DB ≤ 7: `spec.compiler`; 8+: `annotations.compiler`, else the c/cxx/fortran provider."""
     compiler = spec.get("compiler")
     if isinstance(compiler, dict) and compiler.get("name"):
-        return f"{compiler['name']}@{compiler.get('version', '')}".rstrip("@")
-    annotated = (spec.get("annotations") or {}).get("compiler")
+        name = shape.text(compiler["name"], "compiler.name")
+        return f"{name}@{shape.text(compiler.get('version'), 'compiler.version')}".rstrip("@")
+    annotated = shape.mapping(spec.get("annotations"), "annotations").get("compiler")
     if isinstance(annotated, str) and annotated:
         return annotated.replace("@=", "@")
-    for dependency in spec.get("dependencies") or ():
-        virtuals = set((dependency.get("parameters") or {}).get("virtuals") or ())
+    for dependency in shape.items(spec.get("dependencies"), "dependencies"):
+        dependency = shape.mapping(dependency, "a dependency")
+        parameters = shape.mapping(dependency.get("parameters"), "a dependency's parameters")
+        virtuals = {
+            shape.text(v, "virtuals") for v in shape.items(parameters.get("virtuals"), "virtuals")
+        }
         if virtuals & _COMPILER_LANGUAGES:
-            provider = (installs.get(dependency.get("hash", "")) or {}).get("spec") or {}
-            version = provider.get("version")
-            return f"{dependency['name']}@{version}" if version else str(dependency["name"])
+            name = shape.text(dependency.get("name"), "a dependency's name")
+            if not name:
+                raise shape.wrong("a compiler dependency has no name")
+            provider = installs.get(shape.text(dependency.get("hash"), "a dependency's hash"))
+            found = shape.mapping(shape.mapping(provider, "a dependency").get("spec"), "spec")
+            version = shape.text(found.get("version"), "a dependency's version")
+            return f"{name}@{version}" if version else name
     return "none"
 
 
 def _record(digest: str, install: Any, installs: Mapping[str, Any], path: str) -> dict[str, Any]:
     """The catalogue-page entry of one install record."""
+    shape = _Shape(path, digest)
     spec = install.get("spec") if isinstance(install, dict) else None
     if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
         raise InputError(path, f"install {digest} has no spec with a name", _FIX)
-    arch = spec.get("arch") or {}
+    arch = shape.mapping(spec.get("arch"), "arch")
     target = arch.get("target")
+    if isinstance(target, dict):
+        target = target.get("name")
     return {
         "hash": digest,
         "name": spec["name"],
-        "versions": [str(spec.get("version", ""))],
-        "compiler": _compiler(spec, installs),
-        "os": str(arch.get("platform_os", "")),
-        "platform": str(arch.get("platform", "")),
-        "target": str(target.get("name", "")) if isinstance(target, dict) else str(target or ""),
-        "variants": _variants(spec.get("parameters") or {}),
+        "versions": [shape.text(spec.get("version"), "version")],
+        "compiler": _compiler(spec, installs, shape),
+        "os": shape.text(arch.get("platform_os"), "arch.platform_os"),
+        "platform": shape.text(arch.get("platform"), "arch.platform"),
+        "target": shape.text(target, "arch.target"),
+        "variants": _variants(shape.mapping(spec.get("parameters"), "parameters"), shape),
         "size": "-",
     }
 

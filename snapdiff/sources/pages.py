@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
+from ..checks import MAX_DEPTH, check_plain
 from ..entries import FIX, Entries, check_entries, json_value
 from ..errors import InputError
 from ..model import Page
@@ -143,6 +144,10 @@ def _yaml_fields(lines: list[bytes], source: str) -> dict[str, Any]:
     text = _text(b"\n".join(lines), source, 2)
     loader: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     try:
+        for event in yaml.parse(text, Loader=loader):  # the catalogue never uses aliases:
+            if isinstance(event, yaml.AliasEvent):  # refused before a bomb of them can grow
+                line = event.start_mark.line + 2 if event.start_mark else 1
+                raise InputError(f"{source}:{line}", "front matter uses a YAML alias", FIX)
         fields = yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark
@@ -152,6 +157,7 @@ def _yaml_fields(lines: list[bytes], source: str) -> dict[str, Any]:
         raise InputError(source, f"front matter is not valid YAML: {exc}", FIX) from exc
     if not isinstance(fields, dict):
         raise InputError(source, "front matter is not a mapping of keys", FIX)
+    check_plain(fields, source, "front matter", depth=MAX_DEPTH + 3)  # key, list, entry, field
     return fields
 
 
@@ -184,7 +190,9 @@ def _meta_warnings(meta: Any, page: Page, versions: frozenset[str]) -> list[str]
     if isinstance(by_stack, dict) and by_stack != dict(page.stack_counts):
         found.append("meta.num_specs_by_stack disagrees with spec_details")
     meta_versions = meta.get("versions")
-    if isinstance(meta_versions, list) and set(meta_versions) != versions:
+    if isinstance(meta_versions, list) and (
+        not all(isinstance(v, str) for v in meta_versions) or set(meta_versions) != versions
+    ):
         found.append("meta.versions disagrees with spec_details")
     return [f"{page.source}: {what} (using spec_details)" for what in found]
 
