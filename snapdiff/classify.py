@@ -53,8 +53,8 @@ def _shared(
                 kind,
                 one,
                 one,
-                (v_old,) if v_old else (),
-                (v_new,) if v_new else (),
+                (v_old,) if v_old is not None else (),
+                (v_new,) if v_new is not None else (),
                 tuple(gone),
                 tuple(came),
             )

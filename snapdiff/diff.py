@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping
 
 from .coverage import stack_coverage
 from .entries import Entries
+from .errors import printable
 from .explain import describe_fields, explain, rebuilt_count
 from .filters import apply_filters
 from .model import Entry, Filters, Page, PageEntries, Snapshot, Spec
@@ -188,7 +189,7 @@ def _summary(packages: list[PackageChange], stacks: list[StackChange]) -> Summar
 
 def _side(snapshot: Snapshot, stacks: int) -> Side:
     return Side(
-        snapshot.source,
+        printable(snapshot.source),
         snapshot.tags,
         len(snapshot.pages),
         snapshot.spec_count,
@@ -238,7 +239,8 @@ def diff_snapshots(
         if change is not None:
             packages.append(change)
     stacks, moves, stacks_old, stacks_new = stack_coverage(old_pages, new_pages, differing)
-    warnings = tuple(sorted(set(old.warnings) | set(new.warnings)))
+    # what the reports carry of paths and page data, on one line and valid UTF-8
+    warnings = tuple(sorted({printable(w) for w in (*old.warnings, *new.warnings)}))
     summary = _summary(packages, stacks)
     return Report(
         _side(old, stacks_old),
@@ -249,5 +251,5 @@ def diff_snapshots(
         stack_moves=tuple(moves),
         warnings=warnings,
         filters=filters,
-        skipped=tuple(sorted(set(old.skipped) | set(new.skipped))),
+        skipped=tuple(sorted({printable(s) for s in (*old.skipped, *new.skipped)})),
     )

@@ -13,10 +13,16 @@ _UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 def printable(text: str) -> str:
     """Text for one line of a terminal or log: every control character and line break shown as
-    an escape (`\\n`, `\\x1b`), so data cannot start a line of its own or move the cursor."""
-    return _UNPRINTABLE.sub(
-        lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 256 else f"\\u{ord(m[0]):04x}", text
-    )
+    an escape (`\\x0a`, `\\x1b`), so data cannot start a line of its own or move the cursor; a
+    byte of a file name that is not UTF-8 is shown as that byte (`\\xff`)."""
+    return _UNPRINTABLE.sub(_escape, text)
+
+
+def _escape(found: re.Match[str]) -> str:
+    code = ord(found[0])
+    if 0xDC80 <= code <= 0xDCFF:  # how Python keeps an undecodable byte of a file name
+        return f"\\x{code - 0xDC00:02x}"
+    return f"\\x{code:02x}" if code < 256 else f"\\u{code:04x}"
 
 
 class SnapdiffError(Exception):

@@ -2,9 +2,12 @@
 """Fuzz the page parser for a bounded time (not a test: run it by hand or in a nightly job).
 
 Mutates real pages (tests/data/real) and synthetic ones: flipped, inserted, deleted and
-duplicated bytes, truncations, swapped lines, JSON values of the wrong type, YAML syntax. Every
-input must either parse or raise InputError, whose message is one line naming the page; anything
-else is a crash, written to fuzz-crashes/ for a regression test.
+duplicated bytes, truncations, swapped lines, JSON values of the wrong type, YAML syntax, deep
+nesting, YAML aliases, and line breaks and control characters in every field. Every input must
+either parse or raise InputError, whose message is one line naming the page. What parses is then
+diffed against its original and rendered (Markdown and JSON), which must take under two seconds
+and keep every data line break out of the Markdown. Anything else is a crash, written to
+fuzz-crashes/ for a regression test.
 
 Usage: python tests/fuzz_pages.py [--seconds 60] [--seed 1]
 """
@@ -22,8 +25,23 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from pagegen import HISTORY, SEEDS
 
+from snapdiff.diff import diff_snapshots
 from snapdiff.errors import InputError
+from snapdiff.model import Snapshot
+from snapdiff.render import render_markdown
+from snapdiff.report_json import render_json
 from snapdiff.sources.pages import counts_from_meta, parse_page
+
+SLOW = 2.0  # seconds a diff of one page pair may take
+BREAKS = [b"\\n", b"\\r", b"\\u2028", b"\\u001b[31m", b"\\n\\n[x](https://e.example/x)\\n"]
+ALIASES = (
+    b'---\ntitle: "x"\nlayout: cache\ncategories: [package, develop]\n'
+    b"a0: &a0 [x, x, x, x, x, x, x, x, x]\n"
+    + b"".join(
+        b"a%d: &a%d [%s]\n" % (i, i, b", ".join([b"*a%d" % (i - 1)] * 9)) for i in range(1, 9)
+    )
+    + b"meta: *a8\nspec_details: []\n---\n"
+)
 
 TOKENS = [
     b"null",
@@ -54,7 +72,7 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
     """One to three random edits of the bytes."""
     for _ in range(rng.randint(1, 3)):
         at = rng.randrange(len(data) + 1)
-        kind = rng.randrange(7)
+        kind = rng.randrange(10)
         if kind == 0 and data:
             data = data[:at] + bytes([rng.randrange(256)]) + data[at + 1 :]
         elif kind == 1:
@@ -69,6 +87,19 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
             lines = data.split(b"\n")
             rng.shuffle(lines)
             data = b"\n".join(lines)
+        elif kind == 7:  # a value nested deep (a new key, sorted last, or an existing one)
+            depth = rng.choice([3, 15, 17, 40, 400, 1000, 2000])
+            nested = b"[" * depth + b"1" + b"]" * depth
+            key = rng.choice([b'"zz": ', b'"size": ', b'"variants": '])
+            data = data.replace(
+                b'"versions": ', b'"' + key.strip(b'": ') + b'": ' + nested + b', "versions": ', 1
+            )
+        elif kind == 8:
+            data = ALIASES
+        elif kind == 9:  # a line break or control character inside a string of any field
+            quote = data.find(b'"', at)
+            if quote >= 0:
+                data = data[: quote + 1] + rng.choice(BREAKS) + data[quote + 1 :]
         else:
             data = data.replace(
                 rng.choice([b'"hash": ', b'"stacks": ', b'"versions": ']),
@@ -80,8 +111,37 @@ def mutate(data: bytes, rng: random.Random) -> bytes:
     return data
 
 
-def check(data: bytes) -> str | None:
-    """None when the parser behaved; else the unexpected exception."""
+def _diff(original: bytes, data: bytes) -> str | None:
+    """Diff a parsed mutation against its original and render it: quick, and inert."""
+    try:
+        old = parse_page(original, "old.md", "o").page
+        new = parse_page(data, "p.md", "d").page
+        if old.entries is None or new.entries is None:
+            return None
+        old.entries.check(new.entries)
+        new.entries.check(old.entries)
+    except InputError:
+        return None  # refused while checking entries, as a loader would
+    start = time.monotonic()
+    try:
+        report = diff_snapshots(
+            Snapshot("a", {(old.tag, old.name): old}), Snapshot("b", {(new.tag, new.name): new})
+        )
+        markdown = render_markdown(report)
+        render_json(report)
+    except InputError:
+        return None
+    except Exception as exc:
+        return f"diff: {type(exc).__name__}: {exc}"
+    if time.monotonic() - start > SLOW:
+        return f"diff took {time.monotonic() - start:.1f} s"
+    if "\n[x](https://e.example" in markdown or "\x1b" in markdown:
+        return "a line break or control character from the data reached the Markdown"
+    return None
+
+
+def check(data: bytes, original: bytes = b"") -> str | None:
+    """None when the parser (and a diff against the original) behaved; else what went wrong."""
     parses: list[Callable[[], object]] = [
         lambda: parse_page(data, "p.md", "d"),
         lambda: parse_page(data, "p.md", "d", full=False),
@@ -95,7 +155,7 @@ def check(data: bytes) -> str | None:
                 return f"badly formed message: {error.message!r}"
         except Exception as exc:
             return f"{type(exc).__name__}: {exc}"
-    return None
+    return _diff(original, data) if original else None
 
 
 def main() -> int:
@@ -117,9 +177,10 @@ def main() -> int:
     runs = found = 0
     stop = time.monotonic() + args.seconds
     while time.monotonic() < stop:
-        data = mutate(rng.choice(corpus), rng)
+        original = rng.choice(corpus)
+        data = mutate(original, rng)
         runs += 1
-        problem = check(data)
+        problem = check(data, original)
         if problem:
             found += 1
             crashes.mkdir(exist_ok=True)

@@ -1,0 +1,457 @@
+"""Hostile input and hostile checkouts (issue 16): each defect found, reproduced, kept fixed.
+
+Every input here is synthetic, written by the test; each case says what it did before the fix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from clirun import V1, V2, run
+from gitrepo import commit, git
+from markdown_it import MarkdownIt
+from pagegen import page_text, spec, write_page
+
+from snapdiff.classify import classify
+from snapdiff.model import Configuration
+
+
+def refused(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str:
+    """The one line of a refusal (exit 2), after `snapdiff: error: `."""
+    code, _, err = run(argv, capsys)
+    assert code == 2, err
+    assert err.count("\n") == 1 and err.startswith("snapdiff: error: "), err
+    assert "internal error" not in err and "Traceback" not in err
+    return err[len("snapdiff: error: ") :].rstrip("\n")
+
+
+def nested(depth: int) -> str:
+    return "[" * depth + "1" + "]" * depth
+
+
+def raw_page(name: str, entries: list[str], tag: str = "develop") -> str:
+    """A page in the generator's form whose entries are given as JSON text (any nesting)."""
+    meta = {"num_specs": len(entries)}
+    return (
+        f'---\ntitle: "{name}"\nlayout: cache\ncategories: [package, {tag}]\n'
+        f"meta: {json.dumps(meta)}\nspec_details: [{', '.join(entries)}]\n---"
+    )
+
+
+def entry(digest: str, extra: str = "") -> str:
+    base = json.dumps(spec(digest), sort_keys=True)[:-1]
+    return base + (f", {extra}" if extra else "") + "}"
+
+
+def pair(tmp_path: Path, old: str, new: str, name: str = "zlib") -> list[str]:
+    for side, text in (("old", old), ("new", new)):
+        path = tmp_path / side / "_cache" / "develop" / name / "specs.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return [str(tmp_path / "old"), str(tmp_path / "new")]
+
+
+# 1. A same-hash spec whose extra key nests: DeepDiff took 2.7 s at depth 14, 45 s at 18, did
+# not finish at 20, and raised RecursionError from depth 400.
+
+
+def test_a_nested_extra_key_is_compared_as_text(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = raw_page("zlib", [entry("a", f'"x": {nested(14)}')])
+    new = raw_page("zlib", [entry("a", f'"x": {nested(15)}')])
+    code, out, _ = run([*pair(tmp_path, old, new), "--format", "json"], capsys)
+    assert code == 0
+    (changed,) = json.loads(out)["packages"][0]["specs_changed"]
+    assert changed["details"] == [f"x: {nested(14)} → {nested(15)}"]
+
+
+@pytest.mark.parametrize("depth", [17, 400, 1000])
+def test_an_extra_key_nested_too_deep_is_refused(
+    depth: int, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = raw_page("zlib", [entry("a")])
+    new = raw_page("zlib", [entry("a", f'"x": {nested(depth)}')])
+    message = refused(pair(tmp_path, old, new), capsys)
+    assert "spec " + "a".ljust(32, "a") + ": 'x' nests more than 16 levels deep" in message
+
+
+# 2. A line break in a package name or tag ended the HTML block of a <summary>: the rest was
+# read as Markdown, a live link and an image in the pull-request comment.
+
+EVIL = "py-evil\\n\\n[Click to approve](https://evil.example/x) ![t](https://evil.example/p.png)"
+
+
+@pytest.mark.parametrize("where", ["title", "tag"])
+def test_a_line_break_in_a_name_or_tag_injects_nothing(
+    where: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    name = EVIL if where == "title" else "zlib"
+    tag = "develop" if where == "title" else f'"{EVIL}"'
+    old = f'---\ntitle: "{name}"\nlayout: cache\ncategories: [package, {tag}]\nmeta: {{}}\n'
+    new = old + f"spec_details: [{entry('b')}]\n---"
+    old += f"spec_details: [{entry('a')}]\n---"
+    code, out, _ = run(pair(tmp_path, old, new, "p"), capsys)
+    assert code == 0
+    html = MarkdownIt("commonmark", {"html": True}).enable("table").render(out)
+    assert "<a " not in html and "<img" not in html
+    assert not any(line.startswith("[Click") for line in out.splitlines())
+
+
+# 3. A YAML alias bomb (560 bytes, a0…a8 through aliases) exhausted memory.
+
+
+def test_a_yaml_alias_bomb_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bomb = "".join(f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 9))
+    page = (
+        '---\ntitle: "zlib"\nlayout: cache\ncategories: [package, develop]\n'
+        f"a0: &a0 [x, x, x, x, x, x, x, x, x]\n{bomb}meta: *a8\nspec_details: []\n---\n"
+    )
+    path = write_page(tmp_path / "s", "zlib", [])
+    path.write_text(page)
+    assert refused([V1, str(tmp_path / "s")], capsys).endswith(
+        "front matter uses a YAML alias (regenerate the page or remove it from the snapshot)"
+    )
+
+
+# 4 and 8. Special files: a FIFO hung the run in open(); a `specs.md` linked to /dev/zero passed
+# the size check and was read without bound; a linked page led out of the snapshot.
+
+
+def snapdiff_process(*argv: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+    """The command in a process of its own, so that a hang fails the test instead of hanging."""
+    return subprocess.run(
+        [sys.executable, "-m", "snapdiff", *argv],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def test_a_fifo_outside_the_catalogue_is_not_opened(tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    write_page(root, "zlib", [spec("a")])
+    os.mkfifo(root / "README")
+    os.mkfifo(root / "notes.md")
+    done = snapdiff_process(V1, str(root), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["new"]["packages"] == 1
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "outside"])
+def test_a_page_that_is_not_a_regular_file_is_refused(
+    kind: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = tmp_path / "s"
+    write_page(root, "zstd", [spec("b")])
+    page = root / "_cache" / "develop" / "zlib" / "specs.md"
+    page.parent.mkdir(parents=True)
+    outside = write_page(tmp_path / "elsewhere", "zlib", [spec("a")])
+    if kind == "fifo":
+        os.mkfifo(page)
+    else:
+        page.symlink_to("/dev/zero" if kind == "dev-zero" else outside)
+    done = snapdiff_process(V1, str(root))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert f"{page}: not a regular file (a link, FIFO or device)" in done.stderr
+
+
+def test_a_linked_flat_page_is_not_read(tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    root.mkdir()
+    (root / "zstd.md").write_text(page_text("zstd", "develop", [spec("b")]))
+    outside = tmp_path / "secret.md"
+    outside.write_text(page_text("zlib", "develop", [spec("a")]))
+    (root / "zlib.md").symlink_to(outside)
+    done = snapdiff_process(V1, str(root), "--format", "json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["new"]["packages"] == 1  # zstd only
+
+
+# 5. `.snapdiff.yaml` in the checkout acted as code: a template that ran a command, a template
+# that printed /etc/passwd, outputs written anywhere, --for overridden by max-chars.
+
+
+@pytest.fixture
+def checkout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A folder of its own holding the configuration a pull request could add."""
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["template: /etc/passwd", "template-dir: /etc", "output: /tmp/x.md", "full-report: x.md"],
+)
+def test_a_configuration_in_the_checkout_sets_no_template_or_output(
+    line: str, checkout: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (checkout / ".snapdiff.yaml").write_text(line + "\n")
+    option = line.split(":")[0]
+    message = refused([V1, V2], capsys)
+    assert message.startswith(
+        f"{checkout / '.snapdiff.yaml'}: {option} is not read from a configuration found in the"
+    )
+    assert "--no-config" in message
+    assert run([V1, V2, "--no-config"], capsys)[0] == 0
+    trusted = run([V1, V2, "--config", ".snapdiff.yaml", "-o", "out.md"], capsys)
+    assert trusted[0] == 0 or "template" in line  # trusted: read like the command line
+
+
+def test_the_command_line_wins_over_the_configured_budget(
+    checkout: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (checkout / ".snapdiff.yaml").write_text("max-chars: 600\n")
+    assert len(run([V1, V2], capsys)[1].encode()) <= 600
+    assert len(run([V1, V2, "--for", "github"], capsys)[1].encode()) > 600  # not cut to 600
+
+
+def test_templates_run_sandboxed(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    evil = tmp_path / "evil.md.j2"
+    evil.write_text("{{ cycler.__init__.__globals__.os.popen('touch pwned').read() }}\n")
+    message = refused([V1, V2, "--template", str(evil)], capsys)
+    assert message.startswith(f"{evil}:1: template error:") and "unsafe" in message
+    assert not Path("pwned").exists()
+
+
+# 6. Git mode read every blob whole before deciding it was a page.
+
+
+def test_git_reads_no_blob_larger_than_a_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from snapdiff.sources import git as git_source
+    from snapdiff.sources import pages
+
+    monkeypatch.setattr(pages, "MAX_PAGE_BYTES", 4096)  # a 1.5 GB asset, scaled down
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    write_page(repo, "zlib", [spec("a")])
+    commit(repo, "one", 1)
+    (repo / "asset.bin").write_bytes(b"---\nlayout: cache\n" + b"x" * 10_000)
+    write_page(repo, "zlib", [spec("b")])
+    commit(repo, "two", 2)
+    asked: list[str] = []
+    real = git_source.GitRepo.read_blobs
+
+    def read_blobs(self: Any, ids: Any, where: str) -> Any:
+        wanted = list(ids)
+        asked.extend(wanted)
+        return real(self, wanted, where)
+
+    monkeypatch.setattr(git_source.GitRepo, "read_blobs", read_blobs)
+    assert run(["HEAD~1", "HEAD", "--repo", str(repo)], capsys)[0] == 0
+    assert git(repo, "rev-parse", "HEAD:asset.bin") not in asked
+
+
+def test_a_linked_page_in_a_revision_is_refused_like_in_a_folder(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    write_page(repo, "zstd", [spec("b")])
+    page = repo / "_cache" / "develop" / "zlib" / "specs.md"
+    page.parent.mkdir(parents=True)
+    page.symlink_to("/etc/passwd")
+    commit(repo, "a link", 1)
+    message = refused([V1, "HEAD", "--repo", str(repo)], capsys)
+    assert message.startswith("HEAD:_cache/develop/zlib/specs.md: a symbolic link, not a page")
+    assert refused([V1, str(repo)], capsys).startswith(f"{page}: not a regular file")
+
+
+# 7. Tracebacks with exit 1 (which CI reads as "changes").
+
+
+def test_meta_versions_holding_lists_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = raw_page("zlib", [entry("a")]).replace(
+        '{"num_specs": 1}', '{"num_specs": 1, "versions": [["1.0"]]}'
+    )
+    path = write_page(tmp_path / "s", "zlib", [])
+    path.write_text(text)
+    code, _, err = run([V1, str(tmp_path / "s")], capsys)
+    assert code == 0 and "meta.versions disagrees with spec_details" in err
+
+
+@pytest.mark.parametrize("value", ["2024-06-01", "!!set {a: null}", "2024-06-01 10:00:00"])
+def test_a_yaml_value_json_cannot_hold_is_refused(
+    value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = (
+        '---\ntitle: "zlib"\nlayout: cache\ncategories: [package, develop]\n'
+        "spec_details:\n  - hash: aaaa\n    stacks: [root]\n    versions: ['1.0']\n"
+        f"    built: {value}\n---\n"
+    )
+    path = write_page(tmp_path / "s", "zlib", [])
+    path.write_text(page)
+    message = refused([V1, str(tmp_path / "s")], capsys)
+    assert "which JSON cannot (quote it)" in message
+
+
+def test_a_warning_about_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
+    root = tmp_path / "s"
+    text = page_text("zlib", "develop", [spec("a")]).replace('"num_specs": 1', '"num_specs": 7')
+    folder = os.path.join(os.fsencode(root), b"\xff")
+    os.makedirs(folder)
+    with open(os.path.join(folder, b"zlib.md"), "w") as handle:
+        handle.write(text)
+    done = snapdiff_process(V1, str(root))
+    assert done.returncode == 0, done.stderr
+    assert "meta says 7 specs" in done.stderr and "\\xff" in done.stderr
+
+
+INDEX_FIELDS: dict[str, list[Any]] = {
+    "arch": ["linux", [1], 3],
+    "target": [["x"], {"name": ["x"]}],
+    "parameters": [["a"], "a=b"],
+    "dependencies": ["gcc", [1], [{"parameters": {"virtuals": ["c"]}}], [{"name": ["x"]}]],
+    "version": [["1"], {"a": 1}],
+    "annotations": ["gcc", [1]],
+    "compiler": [{"name": ["gcc"]}],
+    "dependency hash": [["h"], {"h": 1}],
+}
+
+
+@pytest.mark.parametrize(
+    ("field", "value"), [(f, v) for f, values in INDEX_FIELDS.items() for v in values]
+)
+def test_index_records_of_the_wrong_shape_are_one_line(
+    field: str, value: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record: dict[str, Any] = {
+        "name": "zlib",
+        "version": "1.3",
+        "arch": {"platform": "linux", "platform_os": "ubuntu24.04", "target": "x86_64"},
+        "parameters": {"shared": True},
+        "dependencies": [{"name": "gcc", "hash": "g" * 32, "parameters": {"virtuals": ["c"]}}],
+    }
+    if field == "target":
+        record["arch"]["target"] = value
+    elif field == "dependency hash":
+        record["dependencies"][0]["hash"] = value
+    else:
+        record[field] = value
+    index = {
+        "database": {
+            "version": "8",
+            "installs": {"a" * 32: {"spec": record, "in_buildcache": True}},
+        }
+    }
+    path = tmp_path / "index.json"
+    path.write_text(json.dumps(index))
+    code, _, err = run([str(path), str(path)], capsys)
+    assert code in (0, 2) and "internal error" not in err and err.count("\n") <= 1, err
+
+
+def test_stdout_on_a_full_disk_is_one_line() -> None:
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "snapdiff", V1, V2],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+        )
+    assert done.returncode == 2
+    assert done.stderr == "snapdiff: error: stdout: cannot write: No space left on device " + (
+        "(free space or use -o FILE)\n"
+    )
+
+
+# 9. Warnings printed raw line breaks from page data: a GitHub workflow command on stderr.
+
+
+def test_data_cannot_forge_a_line_on_stderr(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = page_text("zlib", "develop", [spec("a")]).replace(
+        '"num_specs": 1', '"num_specs": "1\\n::error title=forged::\\u001b[31mred"'
+    )
+    path = write_page(tmp_path / "s", "zlib", [])
+    path.write_text(text)
+    code, _, err = run([V1, str(tmp_path / "s")], capsys)
+    assert code == 0
+    assert not any(line.startswith("::") for line in err.splitlines())
+    assert "\x1b" not in err and "\\x0a::error" in err
+
+
+# 10. SIGTERM during a write left `.snapdiff-XXXX` behind (15 of 15 kills).
+
+
+def test_sigterm_while_writing_leaves_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "report.md"
+    script = f"""
+import os, signal, sys
+from snapdiff import cli, output
+real = os.replace
+def killed(src, dst):  # CI cancels the job while the report is being written
+    os.kill(os.getpid(), signal.SIGTERM)
+    real(src, dst)
+output.os.replace = killed
+sys.exit(cli.main([{V1!r}, {V2!r}, "-o", {str(out)!r}]))
+"""
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 143, done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+# 11. Pairing was quadratic (`same.pop(0)`): 760k specs of one configuration took 43 s.
+
+
+def test_classifying_many_specs_of_one_configuration() -> None:
+    config: Configuration = ("ubuntu24.04", "linux", "x86_64", "gcc@13", ())
+    removed = [(f"r{i:06d}", config, "1.0") for i in range(60_000)]
+    added = [(f"a{i:06d}", config, "1.0") for i in range(50_000)]
+    added += [(f"b{i:06d}", config, "2.0") for i in range(5_000)]
+    sides = {config: {"1.0"}}, {config: {"1.0", "2.0"}}
+    facts = classify(removed, added, *sides)
+    kinds = {f.kind: (len(f.specs_old), len(f.specs_new)) for f in facts}
+    assert kinds == {
+        "rebuilt": (50_000, 50_000),
+        "fewer-builds": (10_000, 0),
+        "version-added": (0, 5_000),
+    }
+
+
+# 12. A page saved with a UTF-8 byte-order mark was refused ("no front matter").
+
+
+def test_a_page_with_a_byte_order_mark_loads_as_without(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    plain = write_page(tmp_path / "plain", "zlib", [spec("a"), spec("b", "1.1")])
+    marked = write_page(tmp_path / "bom", "zlib", [])
+    marked.write_bytes(b"\xef\xbb\xbf" + plain.read_bytes())
+    reports = []
+    for side in ("plain", "bom"):
+        code, out, _ = run([V1, str(tmp_path / side), "--format", "json"], capsys)
+        assert code == 0
+        data = json.loads(out)
+        data["new"].pop("source")
+        reports.append(data)
+    assert reports[0] == reports[1]
+
+
+# Found by the fuzzer: a spec listing no version at all.
+
+
+def test_a_spec_without_versions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    old = raw_page("zlib", [entry("a")])
+    new = raw_page("zlib", [entry("b").replace('"versions": ["1.0"]', '"versions": []')])
+    code, out, _ = run([*pair(tmp_path, old, new), "--format", "json"], capsys)
+    assert code == 0
+    classes = [c["class"] for c in json.loads(out)["packages"][0]["changes"]]
+    assert classes == ["downgrade"]  # "1.0" → "" (no version): lower than any version
