@@ -204,12 +204,11 @@ class Entries(Mapping[str, Entry]):
         return Entries.from_read({d: self[d] for d in self if d in wanted}, self.source)
 
     def __getitem__(self, digest: str) -> Entry:
-        entry = self._read.get(digest)
-        if entry is None:
-            if self._texts is None:
-                raise KeyError(digest)
-            entry = self._read[digest] = self._parse(digest, self._texts[digest])
-        return entry
+        """The entry, parsed from its text each time when kept as text: a diff reads only the
+        few that differ, and keeping every parsed entry of a whole catalogue would not fit."""
+        if self._texts is None:
+            return self._read[digest]
+        return self._parse(digest, self._texts[digest])
 
     def _parse(self, digest: str, text: bytes) -> Entry:
         try:
@@ -250,7 +249,7 @@ class Entries(Mapping[str, Entry]):
         """Parse and check every entry that `other` (the counterpart page) lacks as it is."""
         if self._texts is not None:
             for digest in self if other is None else self.differing(other):
-                self[digest]  # read for its checks
+                self._parse(digest, self._texts[digest])  # read for its checks
 
     def _facets(self, stacks: bool) -> Iterator[tuple[Configuration, str, tuple[str, ...]]]:
         """(configuration, version or "", stacks or ()) of every entry, repeats allowed."""

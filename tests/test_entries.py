@@ -123,14 +123,23 @@ def test_an_empty_list() -> None:
     )
 
 
-def test_only_entries_that_differ_are_parsed() -> None:
+def test_only_entries_that_differ_are_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
     old = Entries.from_line(line_of([spec("a"), spec("b"), spec("c")]), "old")
     new = Entries.from_line(line_of([spec("a"), spec("b", stacks=("root",)), spec("d")]), "new")
     assert old is not None and new is not None
     assert new.differing(old) == ["b".ljust(32, "a"), "d".ljust(32, "a")]
     assert old.differing(new) == ["b".ljust(32, "a"), "c".ljust(32, "a")]
+    parsed: list[str] = []
+    real = Entries._parse
+
+    def parse(self: Entries, digest: str, text: bytes) -> Any:
+        parsed.append(digest)
+        return real(self, digest, text)
+
+    monkeypatch.setattr(Entries, "_parse", parse)
     new.check(old)
-    assert set(new._read) == {"b".ljust(32, "a"), "d".ljust(32, "a")}  # a was never parsed
+    assert parsed == ["b".ljust(32, "a"), "d".ljust(32, "a")]  # a was never parsed
+    assert new["d".ljust(32, "a")]["versions"] == ["1.0"]  # parsed again when read, not kept
 
 
 def test_a_bad_entry_in_a_changed_page_is_found_while_loading(

@@ -45,9 +45,12 @@ def _read(path: str, layout: bool) -> bytes | None:
         head = handle.read(6)
         if not layout and not without_bom(head).startswith(b"---"):
             return None  # no front matter: an asset, a README, ...
-        check_size(os.fstat(fd).st_size, path)
-        data = head + handle.read(MAX_PAGE_BYTES + 1 - len(head))
-        check_size(len(data), path)  # it grew while being read
+        size = os.fstat(fd).st_size
+        check_size(size, path)
+        data = head + handle.read(max(size - len(head), 0) + 1)  # a byte more: did it grow?
+        if len(data) > size:  # it grew since fstat: read on, never past the cap
+            data += handle.read(MAX_PAGE_BYTES + 1 - len(data))
+            check_size(len(data), path)
         return data
 
 
