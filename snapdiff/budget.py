@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from .errors import UsageError
 from .sections import CUT_ORDER, SectionId
 
-__all__ = ["MIN_BUDGET", "PRESETS", "budget", "digest", "fit", "marker", "size"]
+__all__ = ["MIN_BUDGET", "PLACEHOLDER", "PRESETS", "budget", "fit", "marked", "size"]
 
 # What forges accept (characters; GitHub's job summary counts bytes).
 PRESETS = {
@@ -34,25 +34,21 @@ def size(text: str) -> int:
     return len(text.encode("utf-8"))
 
 
-def digest(report: Mapping[str, object]) -> str:
-    """A digest of what the report says, not of where it was read from (sources left out)."""
-    import hashlib  # deferred with orjson: `snapdiff --version` reads PRESETS only
-
-    import orjson
-
-    content = dict(report)
-    for side in ("old", "new"):
-        found = report.get(side)
-        if isinstance(found, dict):
-            content[side] = {
-                k: v for k, v in found.items() if k not in ("source", "commit", "date")
-            }
-    return hashlib.sha256(orjson.dumps(content, option=orjson.OPT_SORT_KEYS)).hexdigest()[:32]
+_MARK = "<!-- snapdiff report sha256:{} -->"
+PLACEHOLDER = _MARK.format("0" * 32)  # a template prints it; `marked` puts the digest in
 
 
-def marker(report: Mapping[str, object]) -> str:
-    """The hidden line a bot finds its previous comment by, and compares to skip an update."""
-    return f"<!-- snapdiff report sha256:{digest(report)} -->"
+def marked(text: str, labels: Iterable[str] = ()) -> str:
+    """The text with its marker line: a digest of what it says as rendered (so a template change
+    changes it), with the sides' labels left out (so a new commit with the same changes does
+    not). A bot finds its previous comment by the marker, and skips an update when it is equal."""
+    import hashlib  # deferred: `snapdiff --version` reads PRESETS only
+
+    content = text.replace(PLACEHOLDER, "")
+    for label in labels:
+        content = content.replace(label, "")
+    digest = hashlib.sha256(content.encode("utf-8")).hexdigest()[:32]
+    return text.replace(PLACEHOLDER, _MARK.format(digest))
 
 
 def _most_rows(

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from .budget import budget
 from .errors import SnapdiffError, UsageError, printable
 from .gates import failed, parse_gates
+from .links import links_from
 from .options import filters, log_parser, parse
 from .output import write, write_atomically
 
@@ -45,12 +46,17 @@ def _outputs(report: Report, args: argparse.Namespace) -> tuple[str, str | None]
 
     @functools.cache
     def markdown() -> MarkdownRenderer:  # built once, only when Markdown is wanted
+        links = links_from(args.link_base, os.environ, args.full_report)
         return MarkdownRenderer(
-            report, args.template, args.template_dir, args.full_report, cached=True
+            report, args.template, args.template_dir, args.full_report, cached=True, links=links
         )
 
     if args.format == "json":
         text = render_json(report)
+    elif args.format == "text":
+        from .text import render_text
+
+        text = render_text(report, colour=_colour(args.output))
     else:
         limit = budget(args.max_chars, args.forge)
         text = markdown().fitted(limit) if limit else markdown()()
@@ -59,6 +65,11 @@ def _outputs(report: Report, args: argparse.Namespace) -> tuple[str, str | None]
     if args.full_report.endswith(".json"):
         return text, render_json(report)
     return text, markdown()()
+
+
+def _colour(output: str | None) -> bool:
+    """Colour for a terminal: stdout is one, and NO_COLOR (no-color.org) is not set."""
+    return not output and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
 def _index_tag(args: argparse.Namespace) -> str:
@@ -105,6 +116,10 @@ def _log(argv: Sequence[str]) -> int:
     from .sources import LoadOptions
 
     args = log_parser().parse_args(argv)
+    if args.format == "text":
+        raise UsageError(
+            "--format", "text is a diff's view, not a history's", "use markdown or json"
+        )
     start, end = _sides(args.range, None)
     narrow = filters(args)
     options = LoadOptions(args.repo, narrow.per_spec, args.keep_going)
@@ -118,6 +133,7 @@ def _log(argv: Sequence[str]) -> int:
             args.template_dir,
             budget(args.max_chars, args.forge),
             cached=True,
+            links=links_from(args.link_base, os.environ, None),
         )
     write(args.output, text)
     return 0

@@ -6,14 +6,24 @@ reaches the Markdown as an inline code span (or escaped HTML inside a `<summary>
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from .links import Links
 from .markup import Safe, Said, code, some
 from .model import Configuration
 from .report import Change, Report
-from .schema import ClassCountJSON, ReportJSON, SideJSON, StackJSON, StackMoveJSON
+from .schema import (
+    ClassCountJSON,
+    PackageJSON,
+    ReportJSON,
+    SideJSON,
+    StackJSON,
+    StackMoveJSON,
+)
 from .sections import SECTIONS, SectionId
 from .views import (
+    Attention,
     Explained,
     LabelledPackage,
     LabelledStack,
@@ -49,14 +59,31 @@ REMOVED_WORDS = ADDED_WORDS | {
 }
 
 
-def side_label(side: SideJSON, with_tags: bool = False) -> Safe:
-    """A side's name in titles: its source; a revision's commit and date; its tags if asked."""
+_COMMIT_SOURCE = re.compile(r"[0-9a-f]{7,64}")
+
+
+def link(text: str, url: str | None) -> Safe:
+    """Text from the data as a code span, linked when snapdiff knows an address for it."""
+    return Safe(f"[{code(text)}]({url})") if url else code(text)
+
+
+def commit_linker(links: Links) -> Callable[[str], Safe]:
+    """`commit_link(sha)` for templates: a commit id as a code span, linked where known."""
+    return lambda commit: link(commit, links.commit(commit))
+
+
+def side_label(side: SideJSON, links: Links, with_tags: bool = False) -> Safe:
+    """A side's name in a one-line title: its source; for a revision its short commit (linked
+    when the forge is known) and date, the source left out when it is that commit itself."""
+    commit = side["commit"]
     details = [some(side["tags"], 50)] if with_tags and side["tags"] else []
-    if side["commit"]:
-        details += [code(side["commit"]), code((side["date"] or "")[:10])]
-    return Safe(
-        f"{code(side['source'])} ({', '.join(details)})" if details else code(side["source"])
-    )
+    if commit:
+        details += [link(commit, links.commit(commit)), Safe((side["date"] or "")[:10])]
+        source = side["source"]
+        if _COMMIT_SOURCE.fullmatch(source) and source.startswith(commit[:7]):
+            return Safe(" ".join(details[-2:]) if not with_tags else ", ".join(details))
+    label = code(side["source"])
+    return Safe(f"{label} ({', '.join(details)})" if details else label)
 
 
 def _label(tag: str, name: str, multi_tag: bool) -> str:
@@ -170,8 +197,15 @@ def _loses(stack: StackJSON) -> bool:
     )
 
 
+_BUMP_RANK = {"major": 0, "minor": 1, "patch": 2, "other": 3}
+
+
 def _multi_tag(data: ReportJSON) -> bool:
     return len({p["tag"] for p in data["packages"]} | {s["tag"] for s in data["stacks"]}) > 1
+
+
+def _change_size(p: PackageJSON) -> int:
+    return len(p["specs_added"]) + len(p["specs_removed"]) + len(p["specs_changed"])
 
 
 def section_rows(report: Report, data: ReportJSON) -> Rows:
@@ -184,62 +218,69 @@ def section_rows(report: Report, data: ReportJSON) -> Rows:
     bumps = [p for p in changed if p["bump"]]
     bumps.sort(key=lambda p: p["bump"] is not None and p["bump"]["kind"] != "downgrade")
     stacks = [LabelledStack(**s, label=_label(s["tag"], s["name"], multi)) for s in data["stacks"]]
-    shown = [s for s in stacks if not s["whole"]]
+    # removed, then losing, then added, then the rest; each by name (a stable sort)
+    order = {"removed": 0, "added": 2, "changed": 3}
+    shown = sorted(
+        (s for s in stacks if not s["whole"]),
+        key=lambda s: order[s["status"]] if s["status"] != "changed" or not _loses(s) else 1,
+    )
+    others = sorted((p for p in changed if not p["bump"]), key=lambda p: -_change_size(p))
     return {
+        "stacks": shown,
         "bumps": bumps,
         "removed": [p for p in packages if p["status"] == "removed"],
-        "stack_losses": [s for s in shown if _loses(s)],
-        "other_changed": [p for p in changed if not p["bump"]],
         "added": [p for p in packages if p["status"] == "added"],
-        "stack_gains": [s for s in shown if not _loses(s)],
+        "other_changed": others,
         "package_stacks": [p for p in changed if p["stacks_added"] or p["stacks_removed"]],
         "explained": _explained(report, {(p["tag"], p["name"]): p["label"] for p in packages}),
     }
 
 
-def _section(
-    title: str, noun: str, rows: list[RowT], limit: int | None, full_report: str | None
-) -> SectionView[RowT]:
-    """One section cut to `limit` rows, with the Markdown that opens and closes it."""
+def _section(title: str, noun: str, rows: list[RowT], limit: int | None) -> SectionView[RowT]:
+    """One section cut to `limit` rows."""
     shown = rows if limit is None else rows[:limit]
-    fold = len(shown) > FOLD_AFTER
-    more = len(rows) - len(shown)
-    close = ""
-    if more:
-        where = code(full_report) if full_report else "the full report"
-        close += "\n" if shown else ""
-        close += f"… {more} more {noun}{'s' * (more != 1)}, see {where}.\n"
-    if fold:
-        close += "\n</details>\n"
-    count = f"{len(shown)} of {len(rows)}" if more else f"{len(rows)}"
-    opening = f"<details><summary>{title} ({count})</summary>\n\n" if fold else ""
     return {
         "title": Safe(title),
+        "noun": Safe(noun),
         "rows": shown,
         "total": len(rows),
-        "more": more,
-        "open": Safe(opening),
-        "close": Safe(close),
+        "more": len(rows) - len(shown),
     }
 
 
-def _sections(rows: Rows, limits: Mapping[SectionId, int], full_report: str | None) -> Sections:
+def _sections(rows: Rows, limits: Mapping[SectionId, int]) -> Sections:
     """Every section cut to its limit."""
     by_id = {s.id: s for s in SECTIONS}
 
     def cut(name: SectionId, found: list[RowT]) -> SectionView[RowT]:
         section = by_id[name]
-        return _section(section.title, section.noun, found, limits.get(name), full_report)
+        return _section(section.title, section.noun, found, limits.get(name))
 
     return {
+        "stacks": cut("stacks", rows["stacks"]),
         "bumps": cut("bumps", rows["bumps"]),
         "removed": cut("removed", rows["removed"]),
-        "stack_losses": cut("stack_losses", rows["stack_losses"]),
-        "other_changed": cut("other_changed", rows["other_changed"]),
         "added": cut("added", rows["added"]),
-        "stack_gains": cut("stack_gains", rows["stack_gains"]),
+        "other_changed": cut("other_changed", rows["other_changed"]),
         "package_stacks": cut("package_stacks", rows["package_stacks"]),
         "explained": cut("explained", rows["explained"]),
+    }
+
+
+ATTENTION_LIMIT = 5  # items of each kind named on the first screen
+
+
+def _attention(rows: Rows) -> Attention:
+    """What the first screen names: downgrades, removals, the largest version bumps."""
+    downgrades = [p for p in rows["bumps"] if p["bump"] and p["bump"]["kind"] == "downgrade"]
+    upgrades = [p for p in rows["bumps"] if p["bump"] and p["bump"]["kind"] == "upgrade"]
+    upgrades.sort(key=lambda p: _BUMP_RANK[p["bump"]["size"]] if p["bump"] else 4)
+    return {
+        "downgrades": downgrades,
+        "removed_packages": [p["label"] for p in rows["removed"]],
+        "removed_stacks": [s["label"] for s in rows["stacks"] if s["status"] == "removed"],
+        "largest_bumps": upgrades,
+        "limit": ATTENTION_LIMIT,
     }
 
 
@@ -250,12 +291,14 @@ def markdown_context(
     limits: Mapping[SectionId, int] | None = None,
     full_report: str | None = None,
     marker: str = "",
+    links: Links | None = None,
 ) -> MarkdownContext:
     """The template context: `report` (the JSON report), `sections` cut to `limits`, labels.
 
     `data` is the JSON report and `rows` its section_rows, computed once however often the
     budget renders.
     """
+    links = links or Links()
     multi_tag = _multi_tag(data)
     labels = {(p.tag, p.name): _label(p.tag, p.name, multi_tag) for p in report.packages}
     releases = data["old"]["tags"] != data["new"]["tags"]
@@ -263,12 +306,14 @@ def markdown_context(
         "report": data,
         "summary": data["summary"],
         "marker": Safe(marker),
-        "old_label": side_label(data["old"], releases),
-        "new_label": side_label(data["new"], releases),
+        "old_label": side_label(data["old"], links, releases),
+        "new_label": side_label(data["new"], links, releases),
+        "full_report": link(full_report, links.full_report) if full_report else None,
+        "fold_after": FOLD_AFTER,
+        "commit_link": commit_linker(links),
         "has_changes": bool(report.summary.total),
-        "sections": _sections(rows, limits or {}, full_report),
-        "new_stacks": [s["label"] for s in rows["stack_gains"] if s["status"] == "added"],
-        "removed_stacks": [s["label"] for s in rows["stack_losses"] if s["status"] == "removed"],
+        "attention": _attention(rows),
+        "sections": _sections(rows, limits or {}),
         "filters": [(Safe(name), list(globs)) for name, globs in report.filters.applied],
         "root_is_total": any(s["whole"] for s in data["stacks"]),
         "stack_moves": _stack_moves(data["stack_moves"], multi_tag),

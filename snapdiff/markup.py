@@ -7,6 +7,8 @@ import re
 from collections.abc import Sequence
 from typing import TypedDict
 
+from markupsafe import Markup
+
 __all__ = [
     "LIST_LIMIT",
     "Safe",
@@ -41,8 +43,11 @@ class Said(TypedDict):
     more: int
 
 
-class Safe(str):
-    """Markdown composed by snapdiff itself, which the template engine must not mark up again."""
+class Safe(Markup):
+    """Markdown composed by snapdiff itself, which the template engine must not mark up again.
+
+    A `Markup`, as what Jinja's macros and `caller()` return is: the environment escapes
+    nothing itself (every data string becomes a code span first, in `finalize`)."""
 
 
 def code(text: str) -> Safe:
@@ -66,17 +71,28 @@ def html_code(text: str) -> Safe:
 
 
 def finalize(value: object) -> object:
-    """Every string a template prints is a code span, unless snapdiff composed it (Safe)."""
-    if isinstance(value, str) and not isinstance(value, Safe):
+    """Every string a template prints is a code span, unless snapdiff or the template itself
+    composed it (Safe, or a macro's output)."""
+    if isinstance(value, str) and not isinstance(value, Markup):
         return code(value)
     return value
 
 
-def signed(number: int) -> Safe:
-    """+3, −2 (a real minus sign) or 0."""
-    if number > 0:
-        return Safe(f"+{number}")
-    return Safe(f"\u2212{-number}" if number < 0 else "0")
+def signed(value: int) -> Safe:
+    """+3, −2 (a real minus sign) or 0, with thousands separators (+1,234)."""
+    if value > 0:
+        return Safe(f"+{value:,}")
+    return Safe(f"\u2212{-value:,}" if value < 0 else "0")
+
+
+def number(value: int) -> Safe:
+    """A count as text, with thousands separators (1,234): never a code span."""
+    return Safe(f"{value:,}")
+
+
+def plural(word: str, count: int) -> Safe:
+    """The word for `count` of it: `package`, `packages` (snapdiff's own nouns take an s)."""
+    return Safe(word if count == 1 else f"{word}s")
 
 
 def some(items: Sequence[str], limit: int = LIST_LIMIT) -> Safe:

@@ -98,9 +98,9 @@ def _add_format(add: Callable[..., object]) -> None:
     add(
         "-f",
         "--format",
-        choices=("markdown", "json"),
+        choices=("markdown", "json", "text"),
         default="markdown",
-        help="Markdown (default) or JSON",
+        help="Markdown (default), JSON, or text for a terminal (coloured on one, unless NO_COLOR)",
     )
     add("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
 
@@ -167,6 +167,12 @@ def _add_markdown(add: Callable[..., object]) -> None:
         choices=sorted(PRESETS),
         help="the size limit of a forge: "
         + ", ".join(f"{k} {v:,}" for k, v in sorted(PRESETS.items())),
+    )
+    add(
+        "--link-base",
+        metavar="URL",
+        help="link commits to this repository's web address, e.g. https://github.com/OWNER/REPO "
+        "(default: from GitHub's or GitLab's CI variables, when set)",
     )
     add("--template", metavar="FILE", help="render with this Jinja template")
     add(

@@ -13,13 +13,15 @@ import jinja2
 import jinja2.bccache
 import jinja2.sandbox
 
-from .budget import fit, marker
-from .context import FOLD_AFTER, markdown_context, section_rows
+from .budget import PLACEHOLDER, fit, marked
+from .context import FOLD_AFTER, commit_linker, markdown_context, section_rows
 from .errors import TemplateError
-from .markup import Safe, code, finalize, html_code, sentence, signed, some
+from .links import Links
+from .markup import Safe, code, finalize, html_code, number, plural, sentence, signed, some
 from .report import Report
 from .report_json import history_to_dict, report_to_dict
 from .sections import SECTIONS, SectionId
+from .views import MarkdownContext
 
 if TYPE_CHECKING:  # `snapdiff log` only: the diff path need not import it
     from .history import History
@@ -81,10 +83,18 @@ def _environment(template_dir: str | None, cached: bool = False) -> jinja2.Envir
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
-        autoescape=False,
+        autoescape=True,  # escapes nothing: finalize makes every data string inert first
         finalize=finalize,
     )
-    env.filters.update(signed=signed, some=some, sentence=sentence, code=code, html=html_code)
+    env.filters.update(
+        signed=signed,
+        some=some,
+        sentence=sentence,
+        code=code,
+        html=html_code,
+        number=number,
+        plural=plural,
+    )
     return env
 
 
@@ -98,12 +108,15 @@ class MarkdownRenderer:
         template_dir: str | None = None,
         full_report: str | None = None,
         cached: bool = False,
+        links: Links | None = None,
     ) -> None:
         self.report = report
         self.data = report_to_dict(report)
         self.rows = section_rows(report, self.data)
         self.full_report = full_report
-        self.marker = marker(self.data)
+        self.links = links or Links()
+        found = self._context(None)
+        self._labels = (found["old_label"], found["new_label"])  # left out of the marker
         path = Path(template) if template else None
         folder = str(path.parent) if path else template_dir
         name = path.name if path else DEFAULT_TEMPLATE
@@ -119,10 +132,20 @@ class MarkdownRenderer:
             ) from exc
 
     def __call__(self, limits: Mapping[SectionId, int] | None = None) -> str:
-        """The Markdown with each section cut to its limit (no limit: everything)."""
-        context = markdown_context(
-            self.report, self.data, self.rows, limits, self.full_report, self.marker
+        """The Markdown with each section cut to its limit (no limit: everything), marked."""
+        return self._marked(self._render(limits))
+
+    def _marked(self, text: str) -> str:
+        return marked(text, self._labels)
+
+    def _context(self, limits: Mapping[SectionId, int] | None) -> MarkdownContext:
+        return markdown_context(
+            self.report, self.data, self.rows, limits, self.full_report, PLACEHOLDER, self.links
         )
+
+    def _render(self, limits: Mapping[SectionId, int] | None) -> str:
+        """The Markdown with the marker's placeholder (of the same length as the marker)."""
+        context = self._context(limits)
         try:
             text: str = self._template.render(context)
         except jinja2.TemplateError as exc:
@@ -138,7 +161,7 @@ class MarkdownRenderer:
         totals = {s.id: len(self.rows[s.id]) for s in SECTIONS}
         bumps = [p["bump"] for p in self.rows["bumps"]]
         downgrades = sum(1 for bump in bumps if bump and bump["kind"] == "downgrade")
-        return fit(self, totals, downgrades, budget)
+        return self._marked(fit(self._render, totals, downgrades, budget))
 
 
 def _template_line(exc: BaseException, filename: str) -> int | None:
@@ -168,6 +191,7 @@ def render_history_markdown(
     template_dir: str | None = None,
     budget: int | None = None,
     cached: bool = False,
+    links: Links | None = None,
 ) -> str:
     """`snapdiff log` as Markdown through `log.md.j2`, cut to the budget if one is given."""
     data = history_to_dict(history)
@@ -181,11 +205,13 @@ def render_history_markdown(
         "history": data,
         "packages": moved,
         "fold_after": FOLD_AFTER,
-        "marker": Safe(marker(data)),
+        "marker": Safe(PLACEHOLDER),
+        "commit_link": commit_linker(links or Links()),
     }
     try:
         text: str = env.get_template(name).render(context)
     except jinja2.TemplateError as exc:
         where = getattr(exc, "filename", None) or template or name
         raise TemplateError(str(where), f"template error: {exc}", "fix the template") from exc
-    return fit(lambda _: text, {}, 0, budget) if budget else text
+    labels = (data["range"]["start"], data["range"]["end"])
+    return marked(fit(lambda _: text, {}, 0, budget) if budget else text, labels)

@@ -7,12 +7,11 @@ from typing import Literal, NamedTuple
 __all__ = ["CUT_ORDER", "SECTIONS", "Section", "SectionId"]
 
 SectionId = Literal[
+    "stacks",
     "bumps",
     "removed",
-    "stack_losses",
-    "other_changed",
     "added",
-    "stack_gains",
+    "other_changed",
     "package_stacks",
     "explained",
 ]
@@ -29,15 +28,15 @@ class Section(NamedTuple):
     floors: tuple[int, ...] = (0,)
 
 
-# In the order shown. Cut first what matters least: per-spec detail, then additions, then
-# version updates (downgrades last), then removals and losses.
+# In the order shown, after the first screen (which is never cut). Cut first what matters
+# least: per-spec detail, then other changes, additions, version updates (downgrades last),
+# stacks, removals.
 SECTIONS = (
-    Section("bumps", "Version updates", "package", 6, (-1, 0)),
-    Section("removed", "Removed packages", "package", 8),
-    Section("stack_losses", "Stacks that lost coverage", "stack", 7),
+    Section("stacks", "Stacks", "stack", 5),
+    Section("bumps", "Version updates", "package", 4, (-1, 0)),
+    Section("removed", "Removed packages", "package", 6),
+    Section("added", "New packages", "package", 3),
     Section("other_changed", "Other changed packages", "package", 2),
-    Section("added", "New packages", "package", 4),
-    Section("stack_gains", "Stacks that gained coverage", "stack", 3),
     Section("package_stacks", "Stacks gained and lost per package", "package", 1),
     Section("explained", "What changed, package by package", "package", 0),
 )

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Generic, TypedDict, TypeVar
 
 from .markup import Safe, Said
 from .schema import PackageJSON, ReportJSON, StackJSON, SummaryJSON
 
 __all__ = [
+    "Attention",
     "Explained",
     "LabelledPackage",
     "LabelledStack",
@@ -63,12 +65,11 @@ class Spack1(TypedDict):
 class Rows(TypedDict):
     """Every row of every section (SectionId), in the order shown."""
 
+    stacks: list[LabelledStack]
     bumps: list[LabelledPackage]
     removed: list[LabelledPackage]
-    stack_losses: list[LabelledStack]
-    other_changed: list[LabelledPackage]
     added: list[LabelledPackage]
-    stack_gains: list[LabelledStack]
+    other_changed: list[LabelledPackage]
     package_stacks: list[LabelledPackage]
     explained: list[Explained]
 
@@ -77,26 +78,35 @@ RowT = TypeVar("RowT", LabelledPackage, LabelledStack, Explained)
 
 
 class SectionView(TypedDict, Generic[RowT]):
-    """One section cut to its limit: rows shown, how many in all and cut, and the Markdown
-    that folds a long section into `<details>` (`open`) and says what was cut (`close`)."""
+    """One section cut to its limit: its title, what one row is, the rows shown, and how many
+    there are in all and were cut (the template's `section` macro folds and says so)."""
 
     title: Safe
+    noun: Safe
     rows: list[RowT]
     total: int
     more: int
-    open: Safe
-    close: Safe
 
 
 class Sections(TypedDict):
+    stacks: SectionView[LabelledStack]
     bumps: SectionView[LabelledPackage]
     removed: SectionView[LabelledPackage]
-    stack_losses: SectionView[LabelledStack]
-    other_changed: SectionView[LabelledPackage]
     added: SectionView[LabelledPackage]
-    stack_gains: SectionView[LabelledStack]
+    other_changed: SectionView[LabelledPackage]
     package_stacks: SectionView[LabelledPackage]
     explained: SectionView[Explained]
+
+
+class Attention(TypedDict):
+    """The first screen's list of what a release engineer must act on, each list whole (the
+    template shows the first `limit` of each and says how many more)."""
+
+    downgrades: list[LabelledPackage]
+    removed_packages: list[str]
+    removed_stacks: list[str]
+    largest_bumps: list[LabelledPackage]
+    limit: int
 
 
 class MarkdownContext(TypedDict):
@@ -107,10 +117,12 @@ class MarkdownContext(TypedDict):
     marker: Safe
     old_label: Safe
     new_label: Safe
+    full_report: Safe | None
+    fold_after: int
+    commit_link: Callable[[str], Safe]
     has_changes: bool
+    attention: Attention
     sections: Sections
-    new_stacks: list[str]
-    removed_stacks: list[str]
     filters: list[tuple[Safe, list[str]]]
     root_is_total: bool
     stack_moves: list[StackMoveRow]

@@ -72,8 +72,10 @@ def shown_and_cut(text: str) -> dict[str, tuple[int, int]]:
         title, _, body = part.partition("\n")
         rows = len(re.findall(r"^\| (?!Package \||Stack \||Platform \||:--)", body, re.M))
         rows += body.count("<details><summary><code>")
-        more = re.search(r"… (\d+) more", body)
-        found[title] = (rows, int(more.group(1)) if more else 0)
+        if title == "Other changed packages":  # a list, not a table
+            rows += len(re.findall(r"^- ", body, re.M))
+        more = re.search(r"… ([\d,]+) more", body)
+        found[title] = (rows, int(more.group(1).replace(",", "")) if more else 0)
     return found
 
 

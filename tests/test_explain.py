@@ -379,9 +379,9 @@ def test_a_stack_whose_specs_all_move_to_a_new_os_is_a_stack_move(tmp_path: Path
     ]
     markdown = render_markdown(run(tmp_path, {}, {}))
     first_screen = markdown.split("<details>")[0]
-    assert (
-        f"- `{stack}`: os `ubuntu24.04` → `ubuntu26.04` ({count} → {count} specs)" in first_screen
-    )
+    said = f"- **Stack moved:** `{stack}`, every spec: os `ubuntu24.04` → `ubuntu26.04` "
+    said += f"({count} → {count} specs)"
+    assert said in first_screen
 
 
 def test_root_is_the_total_not_a_stack_row(tmp_path: Path) -> None:

@@ -92,9 +92,16 @@ def test_sources_carry_revision_commit_and_date(
     assert data["new"]["date"] == "2025-04-02T04:00:00+00:00"
     assert main(["v1", "v2", "--repo", str(catalogue)]) == 0
     title = capsys.readouterr().out.splitlines()[1]
+    old, new = data["old"]["commit"], data["new"]["commit"]
     assert title == (
-        f"## Catalogue changes: `v1` (`{data['old']['commit']}`, `2025-04-01`) → "
-        f"`v2` (`{data['new']['commit']}`, `2025-04-02`)"
+        f"## Catalogue changes: `v1` (`{old}`, 2025-04-01) → `v2` (`{new}`, 2025-04-02)"
+    )
+    base = "https://github.com/spack/cache.spack.io"
+    assert main(["v1", "v2", "--repo", str(catalogue), "--link-base", base]) == 0
+    title = capsys.readouterr().out.splitlines()[1]
+    assert title == (
+        f"## Catalogue changes: `v1` ([`{old}`]({base}/commit/{old}), 2025-04-01) → "
+        f"`v2` ([`{new}`]({base}/commit/{new}), 2025-04-02)"
     )
 
 

@@ -1,0 +1,75 @@
+"""The first screen of a pull-request comment (issue 17): what matters, before any fold.
+
+The day's change is synthetic, made by the repository's own generator (bench/gencat.py): a
+catalogue of 800 packages and its next day with version bumps, removed and added packages, a
+dropped stack and an OS migration; read backwards, the bumps are downgrades.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+
+import pytest
+from clirun import ROOT, run
+
+GENCAT = ROOT / "bench" / "gencat.py"
+EVENTS = "drop-stack,version-bumps,remove-packages,os-migration,add-packages"
+
+
+@pytest.fixture(scope="module")
+def day(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
+    root = tmp_path_factory.mktemp("day")
+    for args in (
+        ["--packages", "800", "--specs-total", "10000", "--seed", "4", "--out", "v1"],
+        ["--evolve-from", "v1", "--churn", "0.1", "--seed", "5", "--events", EVENTS, "--out", "v2"],
+    ):
+        subprocess.run(
+            [sys.executable, str(GENCAT), *args], cwd=root, check=True, capture_output=True
+        )
+    return str(root / "v1"), str(root / "v2")
+
+
+def first_screen(text: str) -> str:
+    return text.split("<details>")[0]
+
+
+@pytest.mark.parametrize("backwards", [False, True], ids=["forwards", "backwards"])
+def test_the_first_screen_names_what_matters(
+    day: tuple[str, str], backwards: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new = day[::-1] if backwards else day
+    code, markdown, _ = run([old, new], capsys)
+    assert code == 0
+    data = json.loads(run([old, new, "--format", "json"], capsys)[1])
+    screen = first_screen(markdown)
+    downgrades = [
+        p["name"] for p in data["packages"] if p["bump"] and p["bump"]["kind"] == "downgrade"
+    ]
+    removed_stacks = [s["name"] for s in data["stacks"] if s["status"] == "removed"]
+    assert downgrades if backwards else removed_stacks  # the case has what the test is about
+    for name in downgrades[:5]:
+        assert f"`{name}`" in screen
+    if len(downgrades) > 5:
+        assert f"… and {len(downgrades) - 5} more" in screen
+    for name in removed_stacks:
+        assert f"`{name}`" in screen
+    assert next(line for line in markdown.splitlines() if line.startswith("#")).startswith("## ")
+    assert len([line for line in markdown.splitlines() if line.startswith("## ")]) == 1
+    tables = re.findall(r"(?:^\|.*\n)+", screen, re.M)
+    assert tables and all(len(t.splitlines()) <= 30 for t in tables)
+    specs = data["old"]["specs"]
+    assert specs >= 1000 and f"| Specs | {specs:,} |" in screen  # separators, not code spans
+
+
+def test_the_budget_never_cuts_the_first_screen(
+    day: tuple[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new = day[::-1]
+    whole = first_screen(run([old, new], capsys)[1])
+    for budget in (3_000, 20_000):
+        cut = run([old, new, "--max-chars", str(budget)], capsys)[1]
+        assert len(cut.encode()) <= budget
+        assert first_screen(cut).split("\n", 1)[1] == whole.split("\n", 1)[1]  # marker aside

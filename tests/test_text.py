@@ -1,0 +1,52 @@
+"""`--format text`: the terminal view, coloured on a terminal unless NO_COLOR."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+from clirun import V1, V2, run
+
+from snapdiff.diff import diff_snapshots
+from snapdiff.sources import load_pair
+from snapdiff.text import render_text
+
+
+def test_one_line_per_version_change_grouped(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run([V1, V2, "--format", "text"], capsys)
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == f"snapdiff: {V1} → {V2}"
+    assert lines[1] == "packages 5 → 5 (+0 −0 ~5)"
+    upgrades = lines[lines.index("upgrades (5)") + 1 : lines.index("upgrades (5)") + 6]
+    assert "  py-mpi4py 3.1.5 → 4.0.1 (major)" in upgrades
+    assert "stacks removed (3)" in lines and "  e4s-power (21 specs)" in lines
+    assert "\x1b" not in out  # not a terminal: no colour
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize(("no_color", "coloured"), [("", True), ("1", False)])
+def test_colour_on_a_terminal_unless_no_color(
+    no_color: str, coloured: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from snapdiff.cli import main
+
+    terminal = Terminal()
+    monkeypatch.setattr("sys.stdout", terminal)
+    monkeypatch.setenv("NO_COLOR", no_color)
+    assert main([V1, V2, "--format", "text"]) == 0
+    assert ("\x1b[1m\x1b[32mupgrades (5)\x1b[0m" in terminal.getvalue()) == coloured
+
+
+def test_no_change_and_data_kept_on_one_line() -> None:
+    report = diff_snapshots(*load_pair(V1, V1))
+    assert render_text(report).splitlines()[1] == "no changes: 325 specs of 5 packages"
+
+
+def test_text_is_not_a_history_format(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["log", "HEAD~1..HEAD", "--format", "text"], capsys)
+    assert code == 2 and "text is a diff's view" in err
