@@ -3,8 +3,14 @@
 from __future__ import annotations
 
 import os
+import sys
 
 from hypothesis import HealthCheck, settings
+
+# The tests start snapdiff in many processes of its own; where the environment forbids cached
+# bytecode (PYTHONDONTWRITEBYTECODE), each would compile every module it imports again.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+sys.dont_write_bytecode = False
 
 # Property tests write and load small snapshots: each example costs milliseconds, so the
 # default keeps the suite quick and `thorough` is for a deliberate, longer search.

@@ -84,7 +84,7 @@ def load_real(path: Path) -> tuple[str, str, dict[str, Any], list[dict[str, Any]
 
 
 def outputs_under_seeds(
-    old: str, new: str, seeds: tuple[str, ...] = ("0", "7", "4242")
+    old: str, new: str, seeds: tuple[str, ...] = ("0", "4242")
 ) -> set[tuple[str, str]]:
     """(format, output) of `python -m snapdiff old new` under several PYTHONHASHSEED values."""
     import os
