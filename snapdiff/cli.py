@@ -19,7 +19,7 @@ from .errors import SnapdiffError, UsageError, printable
 from .gates import failed, parse_gates
 from .links import links_from
 from .options import filters, log_parser, parse
-from .output import write, write_atomically
+from .output import TerminalProgress, write, write_atomically
 
 __all__ = ["main"]
 
@@ -89,10 +89,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.template and args.template_dir:
         raise UsageError("--template", "give --template or --template-dir, not both", "")
     narrow = filters(args)
+    progress = TerminalProgress(sys.stderr)
     options = LoadOptions(
-        args.repo, narrow.per_spec, args.keep_going, _index_tag(args), args.stack_name
+        args.repo, narrow.per_spec, args.keep_going, _index_tag(args), args.stack_name, progress
     )
-    old, new = load_pair(*_sides(args.old, args.new), options)
+    try:
+        old, new = load_pair(*_sides(args.old, args.new), options)
+    finally:
+        progress.done()
     report = diff_snapshots(old, new, narrow)
     for warning in report.warnings:
         print(f"snapdiff: warning: {printable(warning)}", file=sys.stderr)
@@ -122,8 +126,12 @@ def _log(argv: Sequence[str]) -> int:
         )
     start, end = _sides(args.range, None)
     narrow = filters(args)
-    options = LoadOptions(args.repo, narrow.per_spec, args.keep_going)
-    walked = history(start, end, options, narrow)
+    progress = TerminalProgress(sys.stderr)
+    options = LoadOptions(args.repo, narrow.per_spec, args.keep_going, progress=progress)
+    try:
+        walked = history(start, end, options, narrow)
+    finally:
+        progress.done()
     if args.format == "json":
         text = render_history_json(walked)
     else:

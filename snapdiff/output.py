@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import sys
+import time
+from typing import TextIO
 
-from .errors import UsageError
+from .errors import UsageError, printable
 
-__all__ = ["write", "write_atomically"]
+__all__ = ["TerminalProgress", "write", "write_atomically"]
 
 
 def write_atomically(path: str, text: str) -> None:
@@ -61,3 +63,26 @@ def write(path: str | None, text: str) -> None:
         raise UsageError(
             "stdout", f"cannot write: {exc.strerror}", "free space or use -o FILE"
         ) from exc
+
+
+class TerminalProgress:
+    """Progress on one line of stderr, rewritten in place: only on a terminal (never in pipes or
+    CI logs), and only for work that has already taken `after` seconds."""
+
+    def __init__(self, stream: TextIO, after: float = 1.0) -> None:
+        self.stream = stream
+        self.shown = False
+        self.wanted = stream.isatty()
+        self.start = time.monotonic() + after
+
+    def __call__(self, what: str) -> None:
+        if self.wanted and time.monotonic() >= self.start:
+            self.stream.write(f"\r\x1b[Ksnapdiff: {printable(what)}")
+            self.stream.flush()
+            self.shown = True
+
+    def done(self) -> None:
+        """Clear the line, if anything was shown."""
+        if self.shown:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()

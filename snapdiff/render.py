@@ -14,6 +14,7 @@ import jinja2.bccache
 import jinja2.sandbox
 
 from .budget import PLACEHOLDER, fit, marked
+from .charts import stack_charts
 from .context import FOLD_AFTER, commit_linker, markdown_context, section_rows
 from .errors import TemplateError
 from .links import Links
@@ -207,6 +208,7 @@ def render_history_markdown(
         "fold_after": FOLD_AFTER,
         "marker": Safe(PLACEHOLDER),
         "commit_link": commit_linker(links or Links()),
+        "charts": [Safe(chart) for chart in stack_charts(history)],  # built of safe parts
     }
     try:
         text: str = env.get_template(name).render(context)

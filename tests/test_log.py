@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -103,3 +104,36 @@ def test_markdown_and_budget(repo: Path, capsys: pytest.CaptureFixture[str]) -> 
 def test_log_needs_revisions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["log", "nope..HEAD", "--repo", str(tmp_path)]) == 2
     assert "not a git repository" in capsys.readouterr().err
+
+
+def test_a_mermaid_chart_of_the_stacks_that_changed_most(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = log(repo, capsys)
+    assert main(["log", "base..HEAD", "--repo", str(repo)]) == 0
+    text = capsys.readouterr().out
+    charts = re.findall(r"```mermaid\nxychart-beta\n(.*?)\n```", text, re.S)
+    assert 1 <= len(charts) <= 4
+    commits = [step["commit"] for step in reversed(data["steps"])]
+    for chart in charts:
+        stack = re.search(r'title "Specs in (.+)"', chart)
+        axis = re.search(r"x-axis \[(.*)\]", chart)
+        line = re.search(r"line \[(.*)\]", chart)
+        assert stack and axis and line
+        assert axis.group(1) == ", ".join(f'"{c}"' for c in ["start", *commits])
+        values = [int(v) for v in line.group(1).split(", ")]
+        changes = [
+            (i, s)
+            for i, step in enumerate(reversed(data["steps"]))
+            for s in step["stacks"]
+            if s["name"] == stack.group(1)
+        ]
+        assert changes and values[0] == changes[0][1]["specs_old"]
+        for i, change in changes:
+            assert values[i + 1] == change["specs_new"]
+
+
+def test_chart_text_holds_no_data_markup() -> None:
+    from snapdiff.charts import _safe
+
+    assert _safe('e4s"]\n    line [1') == "e4s___" + "____line__1"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import NamedTuple, Protocol
@@ -23,7 +23,14 @@ from .pages import (
 )
 from .snapshot import PageBytes, PageCache, Problems, build_snapshot, check_changed
 
-__all__ = ["LoadOptions", "SnapshotPair", "load_history", "load_pair", "load_snapshot"]
+__all__ = [
+    "LoadOptions",
+    "Progress",
+    "SnapshotPair",
+    "load_history",
+    "load_pair",
+    "load_snapshot",
+]
 
 
 class _Side(Protocol):
@@ -45,24 +52,40 @@ def _parsed(cache: PageCache, raw: PageBytes, problems: Problems) -> ParsedPage 
         return None
 
 
+Progress = Callable[[str], None]  # told what is being done, now and then (a line of text)
+_EVERY = 2000  # pages between two words of progress
+
+
+def _quiet(_: str) -> None:
+    """No progress reported (the library's default)."""
+
+
 class _DirectorySide:
-    def __init__(self, path: str, problems: Problems) -> None:
+    def __init__(self, path: str, problems: Problems, progress: Progress = _quiet) -> None:
         self.path = path
         self.problems = problems
+        self.progress = progress
         self.raws = read_directory(path, problems)
 
     def digests(self) -> set[str]:
         return {raw.digest for raw in self.raws}
 
     def load(self, cache: PageCache) -> Snapshot:
-        parsed = [_parsed(cache, raw, self.problems) for raw in self.raws]
+        parsed = []
+        for count, raw in enumerate(self.raws, start=1):
+            parsed.append(_parsed(cache, raw, self.problems))
+            if count % _EVERY == 0:
+                self.progress(f"{self.path}: {count:,} of {len(self.raws):,} pages")
         return build_snapshot(self.path, [p for p in parsed if p], self.problems)
 
 
 class _GitSide:
-    def __init__(self, repo: GitRepo, arg: str, problems: Problems) -> None:
+    def __init__(
+        self, repo: GitRepo, arg: str, problems: Problems, progress: Progress = _quiet
+    ) -> None:
         self.repo = repo
         self.problems = problems
+        self.progress = progress
         self.revision = repo.resolve(arg)
         self.files = [
             (f.path, f.sha) for f in repo.list_files(self.revision.tree) if self._readable(f)
@@ -96,7 +119,9 @@ class _GitSide:
         for path, sha in self.files:
             if sha not in cache:
                 first_path.setdefault(sha, path)
-        for sha, data in self.repo.read_blobs(first_path, rev.arg):
+        for count, (sha, data) in enumerate(self.repo.read_blobs(first_path, rev.arg), start=1):
+            if count % _EVERY == 0:
+                self.progress(f"{rev.arg}: {count:,} of {len(first_path):,} pages")
             path = first_path[sha]
             if is_catalogue_path(path) or is_page(data):
                 _parsed(cache, PageBytes(f"{rev.arg}:{path}", data, sha), self.problems)
@@ -134,6 +159,7 @@ class LoadOptions:
     keep_going: bool = False  # leave bad pages out instead of stopping
     index_tag: str = "develop"  # the cache tag of build-cache index snapshots
     stack_name: str | None = None  # the stack of a single index.json given as a snapshot
+    progress: Progress = _quiet  # told what is being read, now and then (the CLI, on a terminal)
 
 
 def _open(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> _Side:
@@ -145,7 +171,7 @@ def _open(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> _Side:
         indexes = find_indexes(arg)
         if indexes:
             return _IndexSide(arg, indexes, options)
-        return _DirectorySide(arg, problems)
+        return _DirectorySide(arg, problems, options.progress)
     if os.path.exists(arg):
         raise InputError(arg, "not a directory", "give a directory of pages or a git revision")
     repo = options.repo
@@ -157,7 +183,7 @@ def _open(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> _Side:
             fix = "give a directory of catalogue pages, or a revision inside a git repository"
             where = arg if repo is None else f"{arg} (in {repo})"
             raise InputError(where, f"no such directory ({exc.what})", fix) from exc
-    return _GitSide(repos[path], arg, problems)
+    return _GitSide(repos[path], arg, problems, options.progress)
 
 
 @contextmanager
@@ -227,7 +253,9 @@ def load_history(
             raise InputError(start, "a history needs git revisions", "run snapdiff log A..B")
         cache = PageCache()  # nothing shared: every page parsed in full, once
         before, old_snapshot = side, side.load(cache)
-        for commit in side.repo.first_parent_commits(start, end):
+        commits = side.repo.first_parent_commits(start, end)
+        for number, commit in enumerate(commits, start=1):
+            options.progress(f"commit {number:,} of {len(commits):,} ({commit[:12]})")
             after = _GitSide(side.repo, commit, Problems(options.keep_going))
             if after.files == before.files:
                 continue
