@@ -11,12 +11,13 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from datetime import datetime
 from types import FrameType
 from typing import TYPE_CHECKING
 
 from .budget import budget
 from .errors import SnapdiffError, UsageError, printable
-from .gates import failed, parse_gates
+from .gates import parse_gates, tripped
 from .links import links_from
 from .options import filters, log_parser, parse
 from .output import TerminalProgress, write, write_atomically
@@ -27,14 +28,19 @@ if TYPE_CHECKING:
     from .report import Report
 
 
-def _sides(old: str, new: str | None) -> tuple[str, str]:
-    """OLD and NEW, or the two ends of a range `A..B` (an empty end is HEAD), like git."""
+def _sides(old: str, new: str | None, repo: str | None = None) -> tuple[str, str]:
+    """OLD and NEW, or the ends of a range like git's (an empty end is HEAD): `A..B` from A to
+    B, `A...B` from the merge base of A and B to B (what a pull request changes)."""
     if new is not None:
         return old, new
     if ".." not in old or os.path.isdir(old):
         raise UsageError("", "give OLD and NEW, or one range A..B", "see snapdiff --help")
     if "..." in old:
-        raise UsageError(old, "a symmetric range A...B is not a pair of snapshots", "write A..B")
+        from .sources import merge_base
+
+        start, _, end = old.partition("...")
+        end = end or "HEAD"
+        return merge_base(start or "HEAD", end, repo), end
     start, _, end = old.partition("..")
     return start or "HEAD", end or "HEAD"
 
@@ -85,7 +91,8 @@ def _run(args: argparse.Namespace) -> int:
     from .diff import diff_snapshots
     from .sources import LoadOptions, load_pair
 
-    wanted = parse_gates(args.fail_on)
+    parse_gates(args.fail_on)  # checked before any work
+    parse_gates(args.warn_on, "--warn-on")
     if args.template and args.template_dir:
         raise UsageError("--template", "give --template or --template-dir, not both", "")
     narrow = filters(args)
@@ -94,10 +101,12 @@ def _run(args: argparse.Namespace) -> int:
         args.repo, narrow.per_spec, args.keep_going, _index_tag(args), args.stack_name, progress
     )
     try:
-        old, new = load_pair(*_sides(args.old, args.new), options)
+        old, new = load_pair(*_sides(args.old, args.new, args.repo), options)
     finally:
         progress.done()
     report = diff_snapshots(old, new, narrow)
+    for warning in _usage_warnings(report, args):
+        print(f"snapdiff: warning: {warning}", file=sys.stderr)
     for warning in report.warnings:
         print(f"snapdiff: warning: {printable(warning)}", file=sys.stderr)
     for skipped in report.skipped:
@@ -106,10 +115,43 @@ def _run(args: argparse.Namespace) -> int:
     if full is not None and args.full_report:
         write_atomically(args.full_report, full)
     write(args.output, text)
-    failing = failed(report, wanted)
-    for gate in failing:
-        print(f"snapdiff: gate failed: {printable(gate)}", file=sys.stderr)
+    failing = _gates(report, args)
     return 1 if failing or (args.exit_code and report.summary.total) else 0
+
+
+def _gates(report: Report, args: argparse.Namespace) -> bool:
+    """Say which gates tripped (and the allow-list entries used); True when one must fail."""
+    failing = tripped(report, parse_gates(args.fail_on), args.allow)
+    warning = tripped(report, parse_gates(args.warn_on, "--warn-on"), args.allow)
+    annotate = os.environ.get("GITHUB_ACTIONS") == "true"  # a workflow command, read from stderr
+    for found in failing + warning:
+        for used in found.allowed:
+            print(f"snapdiff: allowed: {printable(used)}", file=sys.stderr)
+    for found in failing:
+        if found.said:
+            print(f"snapdiff: gate failed: {printable(found.said)}", file=sys.stderr)
+    for found in warning:
+        if found.said:
+            print(f"snapdiff: gate warning: {printable(found.said)}", file=sys.stderr)
+            if annotate:
+                said = printable(found.said).replace("%", "%25")
+                print(f"::warning title=snapdiff {found.gate}::{said}", file=sys.stderr)
+    return any(found.said for found in failing)
+
+
+def _usage_warnings(report: Report, args: argparse.Namespace) -> list[str]:
+    """Options that had no effect, and sides that look swapped."""
+    found = []
+    if args.format != "markdown" and (args.forge or args.max_chars is not None):
+        option = "--for" if args.forge else "--max-chars"
+        found.append(f"{option} sizes Markdown only: ignored with --format {args.format}")
+    old, new = report.old.date, report.new.date
+    if old and new and datetime.fromisoformat(new) < datetime.fromisoformat(old):
+        found.append(
+            f"the new side ({report.new.commit}, {new[:10]}) is older than the old side "
+            f"({report.old.commit}, {old[:10]}): are OLD and NEW swapped?"
+        )
+    return found
 
 
 def _log(argv: Sequence[str]) -> int:

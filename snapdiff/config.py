@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
+from .gates import Allow, parse_gates
 
-__all__ = ["CONFIG_NAME", "TRUSTED_ONLY", "config_arguments", "find_config"]
+__all__ = ["CONFIG_NAME", "TRUSTED_ONLY", "allow_list", "config_arguments", "find_config"]
 
 CONFIG_NAME = ".snapdiff.yaml"
 _FIX = "see 'Configuration' in the README"
@@ -60,6 +61,8 @@ def _tokens(option: str, action: argparse.Action, value: Any, path: Path) -> lis
         if not isinstance(value, bool):
             raise UsageError(str(path), f"{option} must be true or false", _FIX)
         return [flag] if value else []
+    if isinstance(value, list) and action.metavar == "GATES":  # a list where a list is meant
+        value = ",".join(str(v) for v in value)
     if isinstance(action, argparse._AppendAction):
         values = value if isinstance(value, list) else [value]
         if not all(isinstance(v, (str, int, float)) for v in values):
@@ -94,6 +97,8 @@ def config_arguments(
     --config) may not set templates or output paths.
     """
     loaded = _load(path)
+    if isinstance(loaded, dict):
+        loaded = {k: v for k, v in loaded.items() if k != "allow"}  # not an option: allow_list
     if not isinstance(loaded, dict):
         raise UsageError(str(path), "the configuration is not a mapping of options", _FIX)
     options = _options(parser)
@@ -115,3 +120,30 @@ def config_arguments(
             continue
         words += _tokens(option, action, value, path)
     return words
+
+
+def allow_list(path: Path | None) -> list[Allow]:
+    """The configuration's `allow:` entries, each checked: `gate`, `package` or `stack` (a
+    glob), and a `reason`, which is printed whenever the entry is used."""
+    if path is None:
+        return []
+    loaded = _load(path)
+    entries = loaded.get("allow", []) if isinstance(loaded, dict) else []
+    if not isinstance(entries, list):
+        raise UsageError(str(path), "allow must be a list of entries", _FIX)
+    found = []
+    for number, entry in enumerate(entries, start=1):
+        where = f"{path}: allow entry {number}"
+        if not isinstance(entry, dict) or set(entry) - {"gate", "package", "stack", "reason"}:
+            raise UsageError(where, "takes gate, package or stack, and reason", _FIX)
+        checks = parse_gates(str(entry.get("gate", "")), where)
+        if len(checks) != 1 or checks[0].above or not entry.get("reason"):
+            raise UsageError(where, "needs one gate and a reason", _FIX)
+        check = checks[0]
+        package, stack = entry.get("package"), entry.get("stack")
+        if (package is None) == (stack is None):
+            raise UsageError(where, "names a package or a stack (one of them)", _FIX)
+        if not all(isinstance(v, str) for v in (package or stack, entry["reason"])):
+            raise UsageError(where, "package, stack and reason are strings", _FIX)
+        found.append(Allow(check.gate, package, stack, str(entry["reason"])))
+    return found

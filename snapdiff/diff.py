@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from .coverage import stack_coverage
 from .entries import Entries
 from .errors import printable
 from .explain import describe_fields, explain, rebuilt_count
-from .filters import apply_filters
+from .filters import apply_filters, check_filters, in_question
 from .model import Entry, Filters, Page, PageEntries, Snapshot, Spec
 from .report import (
     Bump,
@@ -61,11 +61,18 @@ def _leftovers(one: Mapping[Key, Page], other: Mapping[Key, Page], keys: Iterabl
     return found
 
 
-def _spec_change(old_name: str, old: Entry, new_name: str, new: Entry) -> SpecChange | None:
-    """How one hash differs between the sides, or None when its normalised fields are equal."""
+Asked = Callable[[str], bool]  # whether a stack is one the filters ask about
+
+
+def _spec_change(
+    old_name: str, old: Entry, new_name: str, new: Entry, asked: Asked
+) -> SpecChange | None:
+    """How one hash differs between the sides (in the stacks asked about), or None."""
     if old == new and old_name == new_name:
         return None  # the same entry as read: nothing to normalise
     before, after = Spec.from_entry(old), Spec.from_entry(new)
+    before = before._replace(stacks=tuple(s for s in before.stacks if asked(s)))
+    after = after._replace(stacks=tuple(s for s in after.stacks if asked(s)))
     if before == after and old_name == new_name:
         return None
     fields = [
@@ -106,6 +113,7 @@ def _package_change(
     moved_from: Moves,
     moved_to: Moves,
     describe: bool = True,
+    asked: Asked = lambda _: True,
 ) -> PackageChange | None:
     """The change of one package whose page content differs, or None if it is only byte noise.
 
@@ -120,10 +128,10 @@ def _package_change(
             came = moved_from.get((tag, digest))
             if came is None:
                 added.append(digest)
-            elif (change := _spec_change(*came, name, new_entries[digest])) is not None:
+            elif (change := _spec_change(*came, name, new_entries[digest], asked)) is not None:
                 changed.append(change)
         else:
-            change = _spec_change(name, old_entries[digest], name, new_entries[digest])
+            change = _spec_change(name, old_entries[digest], name, new_entries[digest], asked)
             if change is not None:
                 changed.append(change)
     removed = []
@@ -132,7 +140,7 @@ def _package_change(
             went = moved_to.get((tag, digest))
             if went is None:
                 removed.append(digest)
-            elif (change := _spec_change(name, old_entries[digest], *went)) is not None:
+            elif (change := _spec_change(name, old_entries[digest], *went, asked)) is not None:
                 changed.append(change)
     changed.sort(key=lambda c: c.hash)
     if old is not None and new is not None and not (added or removed or changed):
@@ -146,7 +154,8 @@ def _package_change(
     )
     old_set, new_set = old_entries.versions, new_entries.versions
     versions_old, versions_new = sort_versions(old_set), sort_versions(new_set)
-    stacks_old, stacks_new = old_entries.stacks, new_entries.stacks
+    stacks_old = {s for s in old_entries.stacks if asked(s)}
+    stacks_new = {s for s in new_entries.stacks if asked(s)}
     return PackageChange(
         tag=tag,
         name=name,
@@ -207,6 +216,8 @@ def diff_snapshots(
     describe=False leaves out the explanations (`changes`, `kept`); rebuilt specs still count.
     """
     filters = filters or Filters()
+    if filters.applied:
+        check_filters(old, new, filters)
     old, new = apply_filters(old, filters), apply_filters(new, filters)
     unknown = old.skipped_keys | new.skipped_keys  # a page left out on either side
     if unknown:
@@ -234,7 +245,13 @@ def diff_snapshots(
     packages = []
     for key in differing:
         change = _package_change(
-            key, old_pages.get(key), new_pages.get(key), moved_from, moved_to, describe
+            key,
+            old_pages.get(key),
+            new_pages.get(key),
+            moved_from,
+            moved_to,
+            describe,
+            in_question(filters),
         )
         if change is not None:
             packages.append(change)

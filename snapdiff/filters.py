@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import difflib
+from collections.abc import Callable
 from fnmatch import fnmatchcase
 
+from .errors import UsageError
 from .model import Entry, Filters, Page, Snapshot, compiler_of
 
-__all__ = ["apply_filters"]
+__all__ = ["apply_filters", "check_filters", "in_question"]
 
 
 def _matches(value: str, globs: tuple[str, ...]) -> bool:
@@ -24,20 +27,55 @@ def _keeps(entry: Entry, filters: Filters) -> bool:
     )
 
 
+def in_question(filters: Filters) -> Callable[[str], bool]:
+    """Whether a stack is one the filters ask about: with --stack, only the matching ones (the
+    other stacks the kept specs belong to are outside the question); else every stack."""
+    return lambda stack: _matches(stack, filters.stack)
+
+
 def _narrow(page: Page, filters: Filters) -> Page | None:
-    """The page with only the specs that pass, or None when none does."""
+    """The page with only the specs that pass, or None when none does; with --stack, its stack
+    counts only of the stacks asked about."""
     if page.entries is None:
         raise AssertionError(f"{page.source}: per-spec filters need every page read in full")
     kept = [digest for digest, entry in page.entries.items() if _keeps(entry, filters)]
     if not kept:
         return None
-    if len(kept) == len(page.entries):
+    entries = page.entries if len(kept) == len(page.entries) else page.entries.subset(kept)
+    asked = in_question(filters)
+    counts = tuple((stack, n) for stack, n in entries.counts if asked(stack))
+    if entries is page.entries and counts == page.stack_counts:
         return page
-    entries = page.entries.subset(kept)
     # the digest stays: equal original content still means equal narrowed content
-    return dataclasses.replace(
-        page, entries=entries, spec_count=len(entries), stack_counts=entries.counts
-    )
+    return dataclasses.replace(page, entries=entries, spec_count=len(entries), stack_counts=counts)
+
+
+def _values(name: str, sides: tuple[Snapshot, Snapshot]) -> set[str]:
+    """Every value one of the snapshots holds for a filter."""
+    pages = [page for side in sides for page in side.pages.values()]
+    if name in ("package", "tag"):
+        return {page.name if name == "package" else page.tag for page in pages}
+    if name == "stack":
+        return {stack for page in pages for stack, _ in page.stack_counts}
+    place = {"os": 0, "target": 2, "compiler": 3}[name]
+    return {
+        str(config[place])
+        for page in pages
+        if page.entries is not None
+        for config in page.entries.versions_by_configuration()
+    }
+
+
+def check_filters(old: Snapshot, new: Snapshot, filters: Filters) -> None:
+    """Refuse a glob that matches nothing either snapshot holds: a typo would otherwise pass
+    every gate, comparing nothing with nothing."""
+    for name, globs in filters.applied:
+        values = _values(name, (old, new))
+        for glob in globs:
+            if not any(fnmatchcase(value, glob) for value in values):
+                close = difflib.get_close_matches(glob, sorted(values), n=1)
+                fix = f"did you mean {close[0]}?" if close else "check the value"
+                raise UsageError(f"--{name} {glob}", "matches no spec", fix)
 
 
 def apply_filters(snapshot: Snapshot, filters: Filters) -> Snapshot:

@@ -1,58 +1,122 @@
-"""Gates (`--fail-on`): which changes make a run fail, decided from the report alone."""
+"""Gates (`--fail-on`, `--warn-on`): which changes fail or flag a run, decided from the report
+and the allow-list alone."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Literal, get_args
+import difflib
+import re
+from collections.abc import Sequence
+from fnmatch import fnmatchcase
+from typing import Literal, NamedTuple, get_args
 
 from .errors import UsageError
 from .report import Report
 
-__all__ = ["GATES", "Gate", "failed", "parse_gates"]
+__all__ = ["GATES", "Allow", "Gate", "GateCheck", "Tripped", "parse_gates", "tripped"]
 
 Gate = Literal["any", "removed-packages", "removed-specs", "downgrade", "stack-loss"]
 GATES: tuple[Gate, ...] = get_args(Gate)
 _BY_NAME: dict[str, Gate] = {gate: gate for gate in GATES}
 
 
-def parse_gates(spec: str) -> list[Gate]:
-    """The gates of a comma-separated `--fail-on` value, each checked."""
-    named = [g.strip() for g in spec.split(",") if g.strip()]
-    for gate in named:
-        if gate not in GATES:
-            raise UsageError("--fail-on", f"unknown gate {gate!r}", f"use {', '.join(GATES)}")
-    return [_BY_NAME[name] for name in named]
+class GateCheck(NamedTuple):
+    """A gate and its threshold: it trips when its count is above `above` (0: any at all)."""
+
+    gate: Gate
+    above: int = 0
 
 
-def _downgrade(report: Report) -> tuple[int, str]:
-    names = [p.name for p in report.packages if p.bump and p.bump.kind == "downgrade"]
-    count = report.summary.version_downgrades
-    return count, f"{count} packages' highest version went down: {', '.join(names)}"
+class Allow(NamedTuple):
+    """An allow-list entry of the configuration: changes of matching packages or stacks do not
+    count towards one gate, for a reason that is printed whenever the entry is used."""
+
+    gate: Gate
+    package: str | None
+    stack: str | None
+    reason: str
+
+    def covers(self, gate: Gate, package: str | None = None, stack: str | None = None) -> bool:
+        """Whether this entry allows the gate's change of this package or stack."""
+        if gate != self.gate:
+            return False
+        if self.package is not None:
+            return package is not None and fnmatchcase(package, self.package)
+        return stack is not None and self.stack is not None and fnmatchcase(stack, self.stack)
 
 
-def _stack_loss(report: Report) -> tuple[int, str]:
-    losing = sum(1 for p in report.packages if p.stacks_removed)
-    removed = report.summary.stacks_removed
-    return removed + losing, f"{removed} stacks removed, {losing} packages lost a stack"
+class Tripped(NamedTuple):
+    """A gate the report trips: what to say, and the allow-list entries that were used."""
+
+    gate: Gate
+    said: str
+    allowed: tuple[str, ...]
 
 
-# gate -> (how many times the report trips it, what to say)
-_CHECKS: dict[Gate, Callable[[Report], tuple[int, str]]] = {
-    "any": lambda r: (r.summary.total, f"{r.summary.total} changes"),
-    "removed-packages": lambda r: (
-        r.summary.packages_removed,
-        f"{r.summary.packages_removed} packages removed",
-    ),
-    "removed-specs": lambda r: (
-        r.summary.specs_removed,
-        f"{r.summary.specs_removed} specs removed",
-    ),
-    "downgrade": _downgrade,
-    "stack-loss": _stack_loss,
-}
+_THRESHOLD = re.compile(r"([a-z-]+)(?:>([0-9]+))?")
 
 
-def failed(report: Report, wanted: list[Gate]) -> list[str]:
-    """One line per wanted gate the report fails: `downgrade (1 packages' highest ...)`."""
-    found = [(gate, _CHECKS[gate](report)) for gate in wanted]
-    return [f"{gate} ({said})" for gate, (count, said) in found if count]
+def parse_gates(spec: str, option: str = "--fail-on") -> list[GateCheck]:
+    """The gates of a comma-separated value, each `gate` or `gate>N`, checked."""
+    found = []
+    for word in (w.strip() for w in spec.split(",")):
+        if not word:
+            continue
+        match = _THRESHOLD.fullmatch(word)
+        if match is None or match[1] not in GATES:
+            close = difflib.get_close_matches(match[1] if match else word, GATES, n=1)
+            fix = f"did you mean {close[0]!r}?" if close else f"use {', '.join(GATES)}, or gate>N"
+            raise UsageError(option, f"unknown gate {word!r}", fix)
+        found.append(GateCheck(_BY_NAME[match[1]], int(match[2] or 0)))
+    return found
+
+
+class _Count:
+    """What a gate counts, less what the allow-list allows (noting each entry used)."""
+
+    def __init__(self, gate: Gate, allow: Sequence[Allow]) -> None:
+        self.gate, self.allow = gate, allow
+        self.used: dict[str, None] = {}
+
+    def kept(self, package: str | None = None, stack: str | None = None) -> bool:
+        for entry in self.allow:
+            if entry.covers(self.gate, package, stack):
+                self.used[f"{self.gate} {entry.package or entry.stack} ({entry.reason})"] = None
+                return False
+        return True
+
+
+def _count(report: Report, count: _Count) -> tuple[int, str]:
+    """(how many times the report trips the gate, what to say of it)."""
+    packages = [p for p in report.packages if count.kept(package=p.name)]
+    if count.gate == "removed-packages":
+        n = sum(1 for p in packages if p.status == "removed")
+        return n, f"{n} packages removed"
+    if count.gate == "removed-specs":
+        n = sum(len(p.specs_removed) for p in packages)
+        return n, f"{n} specs removed"
+    if count.gate == "downgrade":
+        names = [p.name for p in packages if p.bump and p.bump.kind == "downgrade"]
+        return len(names), f"{len(names)} packages' highest version went down: {', '.join(names)}"
+    if count.gate == "stack-loss":
+        stacks = [s for s in report.stacks if s.status == "removed" and count.kept(stack=s.name)]
+        losing = [p for p in packages if any(count.kept(stack=s) for s in p.stacks_removed)]
+        n = len(stacks) + len(losing)
+        return n, f"{len(stacks)} stacks removed, {len(losing)} packages lost a stack"
+    return report.summary.total, f"{report.summary.total} changes"
+
+
+def tripped(
+    report: Report, wanted: Sequence[GateCheck], allow: Sequence[Allow] = ()
+) -> list[Tripped]:
+    """Each wanted gate whose count is above its threshold once the allow-list is applied, and
+    each that passed only thanks to allow-list entries (with an empty `said`)."""
+    found = []
+    for check in wanted:
+        count = _Count(check.gate, allow)
+        n, said = _count(report, count)
+        if n > check.above:
+            limit = f", more than {check.above}" if check.above else ""
+            found.append(Tripped(check.gate, f"{check.gate} ({said}{limit})", tuple(count.used)))
+        elif count.used:
+            found.append(Tripped(check.gate, "", tuple(count.used)))
+    return found

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
@@ -45,7 +46,15 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but a usage error is one line naming the option, like every other error."""
 
     def error(self, message: str) -> NoReturn:
-        raise UsageError("", message, "see snapdiff --help")
+        fix = "see snapdiff --help"
+        if message.startswith("unrecognized arguments: "):
+            options = [o for a in self._actions for o in a.option_strings]
+            for word in message.split(": ", 1)[1].split():
+                close = difflib.get_close_matches(word.split("=")[0], options, n=1)
+                if close:
+                    fix = f"did you mean {close[0]}?"
+                    break
+        raise UsageError("", message, fix)
 
 
 def parser() -> argparse.ArgumentParser:
@@ -147,8 +156,14 @@ def _add_outputs(add: Callable[..., object]) -> None:
         "--fail-on",
         metavar="GATES",
         default="",
-        help=f"exit 1 when any of these happened (comma-separated: {', '.join(GATES)}); "
-        "the report is still written",
+        help=f"exit 1 when any of these happened (comma-separated: {', '.join(GATES)}; "
+        "gate>N: more than N times); the report is still written",
+    )
+    add(
+        "--warn-on",
+        metavar="GATES",
+        default="",
+        help="report these gates as warnings (and CI annotations), exit 0",
     )
     add("--version", action="version", version=f"snapdiff {__version__}")
 
@@ -184,7 +199,7 @@ def _add_markdown(add: Callable[..., object]) -> None:
 
 def parse(argv: Sequence[str]) -> argparse.Namespace:
     """Options from the command line over those of the configuration file."""
-    from .config import config_arguments, find_config
+    from .config import allow_list, config_arguments, find_config
 
     options = parser()
     early = argparse.ArgumentParser(add_help=False)
@@ -195,13 +210,17 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         raise UsageError("--no-config", "give --config FILE or --no-config, not both", "")
     path = None if known.no_config else find_config(known.config)
     if path is None:
-        return options.parse_args(argv)
+        args = options.parse_args(argv)
+        args.allow = []
+        return args
     configured = config_arguments(options, path, argv, trusted=known.config is not None)
     try:
         options.parse_args([*configured, "OLD", "NEW"])
     except UsageError as exc:
         raise UsageError(str(path), exc.what, "fix the configuration file") from exc
-    return options.parse_args([*configured, *argv])
+    args = options.parse_args([*configured, *argv])
+    args.allow = allow_list(path)
+    return args
 
 
 def filters(args: argparse.Namespace) -> Filters:

@@ -36,6 +36,7 @@ def write_atomically(path: str, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
+            os.fchmod(handle.fileno(), _mode(path))  # mkstemp makes it private (0600)
         os.replace(temp, path)
     except OSError as exc:
         os.unlink(temp)
@@ -45,6 +46,16 @@ def write_atomically(path: str, text: str) -> None:
     except BaseException:
         os.unlink(temp)
         raise
+
+
+def _mode(path: str) -> int:
+    """The mode a written file gets: an existing file's own, else what the umask allows."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0)  # read it: there is no other way
+        os.umask(mask)
+        return 0o666 & ~mask
 
 
 def write(path: str | None, text: str) -> None:

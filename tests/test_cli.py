@@ -10,6 +10,7 @@ import sysconfig
 from pathlib import Path
 
 import pytest
+from clirun import run
 from pagegen import outputs_under_seeds, spec, write_page
 
 from snapdiff.cli import main
@@ -224,3 +225,54 @@ def test_the_readme_stays_short() -> None:
         assert heading in readme
     for linked in re.findall(r"\]\((docs/[^)]+)\)", readme):
         assert (ROOT / linked).is_file(), linked
+
+
+def test_a_mistyped_option_gets_a_did_you_mean(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run([V1, V2, "--fail-of", "downgrade"], capsys)
+    assert code == 2 and "(did you mean --fail-on?)" in err
+
+
+def test_a_filter_matching_nothing_is_refused_with_a_did_you_mean(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, _, err = run([V1, V2, "--os", "ubuntu2404", "--fail-on", "downgrade"], capsys)
+    assert (code, err) == (
+        2,
+        "snapdiff: error: --os ubuntu2404: matches no spec (did you mean ubuntu24.04?)\n",
+    )
+    assert run([V1, V2, "--package", "py-jaxx"], capsys)[2].endswith("did you mean py-jax?)\n")
+
+
+def test_stack_coverage_under_stack_is_about_those_stacks(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run([V1, V2, "--stack", "e4s-oneapi", "--format", "json"], capsys)
+    data = json.loads(out)
+    assert code == 0 and [s["name"] for s in data["stacks"]] == ["e4s-oneapi"]
+    for package in data["packages"]:
+        assert set(package["stacks_added"]) | set(package["stacks_removed"]) <= {"e4s-oneapi"}
+    assert data["summary"]["stacks_removed"] == 0
+
+
+def test_output_files_honour_the_umask_and_keep_their_mode(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "report.md"
+    old = os.umask(0o022)
+    try:
+        assert run([V1, V2, "-o", str(out)], capsys)[0] == 0
+        assert out.stat().st_mode & 0o777 == 0o644
+        out.chmod(0o640)
+        assert (
+            run([V1, V2, "-o", str(out), "--full-report", str(tmp_path / "f.md")], capsys)[0] == 0
+        )
+        assert out.stat().st_mode & 0o777 == 0o640
+        assert (tmp_path / "f.md").stat().st_mode & 0o777 == 0o644
+    finally:
+        os.umask(old)
+
+
+def test_options_without_effect_are_warned_about(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run([V1, V2, "--for", "github", "--format", "json"], capsys)
+    assert code == 0
+    assert err == "snapdiff: warning: --for sizes Markdown only: ignored with --format json\n"

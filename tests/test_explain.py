@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from fnmatch import fnmatch
 from pathlib import Path
 from typing import Any
 
@@ -306,10 +307,14 @@ def test_same_hash_field_changes_are_described(tmp_path: Path) -> None:
     assert set(change["fields"]) == {"size", "variants"}
 
 
-def prefiltered(source: Path, target: Path, keep: Any) -> None:
+def prefiltered(source: Path, target: Path, keep: Any, stacks: str | None) -> None:
+    """The pages with only the specs kept; with `stacks` (--stack), each spec listing only the
+    stacks asked about: the others are outside the question (issue 18)."""
     for path in source.glob("_cache/*/*/specs.md"):
         title, tag, _, details = load_real(path)
         kept = [d for d in details if keep(title, d)]
+        if stacks:
+            kept = [dict(d, stacks=[s for s in d["stacks"] if fnmatch(s, stacks)]) for d in kept]
         if kept:
             write_page(target, title, kept, tag=tag)
 
@@ -331,8 +336,9 @@ def prefiltered(source: Path, target: Path, keep: Any) -> None:
 def test_filters_equal_prefiltered_inputs(
     tmp_path: Path, argv: list[str], keep: Any, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    prefiltered(Path(V1), tmp_path / "a", keep)
-    prefiltered(Path(V2), tmp_path / "b", keep)
+    stacks = argv[1] if argv[0] == "--stack" else None
+    prefiltered(Path(V1), tmp_path / "a", keep, stacks)
+    prefiltered(Path(V2), tmp_path / "b", keep, stacks)
     assert main([V1, V2, "--format", "json", *argv]) == 0
     filtered = json.loads(capsys.readouterr().out)
     assert main([str(tmp_path / "a"), str(tmp_path / "b"), "--format", "json"]) == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import tarfile
@@ -242,7 +243,7 @@ def test_unchanged_pages_with_inconsistent_meta_are_counted_from_spec_details(
         (["v1:_cache/nope", "v2"], "v1:_cache/nope: path '_cache/nope' does not exist in v1"),
         (["v1:README.md", "v2"], "v1:README.md: names a file, not a folder"),
         (["v1", "--", "-v2"], "-v2: a revision may not start with '-'"),
-        (["v1...v2"], "v1...v2: a symmetric range A...B is not a pair of snapshots"),
+        (["nope...v2"], "nope: no such commit"),
         (["v1"], "give OLD and NEW, or one range A..B"),
         ([":_cache", "v2"], ":_cache: no revision before ':'"),
     ],
@@ -317,3 +318,41 @@ def test_pages_in_a_flat_folder_committed_to_git(
     commit(repo, "new", 2)
     data = report(["HEAD~1", "HEAD", "--repo", str(repo)], capsys)
     assert data["summary"]["version_bumps"] == 5 and data["new"]["packages"] == 5
+
+
+def test_a_pull_request_range_starts_at_the_merge_base(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A branch forked three commits back adds one spec; main moved on meanwhile."""
+    repo = new_repo(tmp_path / "repo")
+    write_page(repo, "zlib", [spec("a", "1.0")])
+    commit(repo, "fork point", 1)
+    git(repo, "branch", "-M", "main")
+    git(repo, "checkout", "-q", "-b", "branch")
+    write_page(repo, "zlib", [spec("a", "1.0"), spec("b", "1.0", target="zen4")])
+    commit(repo, "one spec more", 2)
+    git(repo, "checkout", "-q", "main")
+    for day, version in ((3, "1.1"), (4, "1.2"), (5, "1.3")):
+        write_page(repo, "zlib", [spec("a", "1.0"), spec(f"m{day}", version, target="x")])
+        commit(repo, f"main moves on {day}", day)
+    argv = ["--repo", str(repo), "--format", "json"]
+    assert main(["main...branch", *argv]) == 0
+    data = json.loads(capsys.readouterr().out)
+    (package,) = data["packages"]
+    assert package["specs_added"] == ["b".ljust(32, "a")] and package["specs_removed"] == []
+    base = git(repo, "merge-base", "main", "branch")
+    assert data["old"]["source"] == base and data["new"]["source"] == "branch"
+    assert main(["main..branch", *argv]) == 0  # the tip of main: what main did looks undone
+    assert len(json.loads(capsys.readouterr().out)["packages"][0]["specs_removed"]) == 1
+
+
+def test_sides_that_look_swapped_are_warned_about(
+    catalogue: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["v2", "v1", "--repo", str(catalogue), "--format", "json"]) == 0
+    err = capsys.readouterr().err
+    assert re.search(
+        r"warning: the new side \([0-9a-f]+, 2025-04-01\) is older than the old side "
+        r"\([0-9a-f]+, 2025-04-02\): are OLD and NEW swapped\?",
+        err,
+    )

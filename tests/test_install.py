@@ -29,7 +29,7 @@ def test_wheel_ships_templates_and_runs_from_elsewhere(tmp_path: Path) -> None:
         check=True,
         capture_output=True,
     )
-    (wheel,) = wheels.glob("snapdiff-*.whl")
+    (wheel,) = wheels.glob("spack_snapdiff-*.whl")  # the distribution; the package is snapdiff
     with zipfile.ZipFile(wheel) as archive:
         names = archive.namelist()
         assert "snapdiff/templates/report.md.j2" in names

@@ -1,24 +1,157 @@
-"""The CI recipes in docs/: they parse and use only real options."""
+"""The GitHub Action (action.yml) and the CI recipes in docs/: checked offline, and the Action's
+shell step run here against a real repository."""
 
 from __future__ import annotations
 
+import json
+import os
 import re
-import shlex
+import shutil
+import subprocess
+import sysconfig
+from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
 from clirun import ROOT
+from gitrepo import commit, git, new_repo
+from pagegen import spec, write_page
 
 from snapdiff.options import parser
 
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
+OPTIONS = {o for a in parser()._actions for o in a.option_strings}
+CURL = {"--fail", "--silent", "--show-error", "--header", "--data-binary"}
+
+
+def test_the_action_is_a_well_formed_composite_action() -> None:
+    assert ACTION["runs"]["using"] == "composite"
+    assert {"name", "description", "inputs", "outputs", "runs"} <= set(ACTION)
+    declared = set(ACTION["inputs"])
+    for name, spec_ in ACTION["inputs"].items():
+        assert {"description", "required", "default"} <= set(spec_), name
+    steps = ACTION["runs"]["steps"]
+    text = (ROOT / "action.yml").read_text()
+    assert set(re.findall(r"\binputs\.([a-z-]+)", text)) <= declared
+    ids = {step.get("id") for step in steps}
+    assert set(re.findall(r"\bsteps\.([a-z-]+)\.", text)) <= ids
+    for step in steps:
+        if "run" in step:
+            assert step.get("shell") == "bash", step  # a composite step must name its shell
+            assert "${{" not in step["run"], "inputs go through env, never into a script"
+        else:
+            assert re.fullmatch(r"[\w-]+/[\w-]+@v\d+", step["uses"]), step["uses"]
+
+
+def test_the_action_uploads_the_report_even_on_failure_and_skips_forks() -> None:
+    steps = {step.get("name", step.get("uses")): step for step in ACTION["runs"]["steps"]}
+    assert steps["Keep the full report"]["if"] == "always()"
+    comment = steps["Post or update the comment"]
+    assert "head.repo.full_name == github.repository" in comment["if"]
+    assert "status != '2'" in comment["if"]
+    assert "github-actions[bot]" in comment["with"]["script"]  # found by marker and author
+
 
 @pytest.mark.parametrize("recipe", ["github-actions.yml", "gitlab-ci.yml"])
-def test_ci_recipes_parse_and_use_real_options(recipe: str) -> None:
+def test_the_recipes_parse_and_use_real_options(recipe: str) -> None:
     text = (ROOT / "docs" / recipe).read_text()
     assert yaml.safe_load(text)
-    options = {o for a in parser()._actions for o in a.option_strings}
     used = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", text))
-    assert {"--for", "--full-report", "--fail-on", "--output"} <= used
-    assert used <= options | {"--header", "--data"}  # curl's own, in the GitLab recipe
-    commands = [line for line in text.splitlines() if line.strip().startswith("snapdiff ")]
-    assert commands and all(shlex.split(c.replace("\\", ""))[0] == "snapdiff" for c in commands)
+    assert used <= OPTIONS | CURL
+    assert "pip install snapdiff" not in text and 'pip install "${SNAPDIFF_PACKAGE' not in text
+
+
+def test_the_gitlab_recipe_posts_from_a_file_fails_on_errors_and_pages() -> None:
+    recipe = yaml.safe_load((ROOT / "docs" / "gitlab-ci.yml").read_text())
+    script = "\n".join(recipe["snapdiff"]["script"])
+    assert "--data-binary @body.json" in script and "--data " not in script
+    assert script.count("curl --fail") == 3 and "page=$((page + 1))" in script
+    for line in recipe["snapdiff"]["script"]:
+        done = subprocess.run(["bash", "-n"], input=line, text=True, capture_output=True)
+        assert done.returncode == 0, (line, done.stderr)
+
+
+def _step(name: str) -> dict[str, Any]:
+    found: dict[str, Any] = next(s for s in ACTION["runs"]["steps"] if s.get("name") == name)
+    return found
+
+
+def run_compare(
+    workdir: Path, env: dict[str, str]
+) -> tuple[subprocess.CompletedProcess[str], dict[str, str], str]:
+    """The Action's comparing step, as GitHub would run it (bash, env, output files)."""
+    step = _step("Compare the revisions")
+    output, summary = workdir / "output", workdir / "summary"
+    for path in (output, summary):
+        path.unlink(missing_ok=True)  # each run of the step starts afresh, as each job does
+    defaults = dict.fromkeys(step["env"], "") | {"FORGE": "github", "FULL_REPORT": "full.md"}
+    scripts = sysconfig.get_path("scripts")
+    done = subprocess.run(
+        ["bash", "-e", "-c", step["run"]],
+        cwd=workdir,
+        env=os.environ
+        | defaults
+        | env
+        | {
+            "GITHUB_OUTPUT": str(output),
+            "GITHUB_STEP_SUMMARY": str(summary),
+            "PATH": f"{scripts}:{os.environ['PATH']}",
+        },
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    outputs = dict(line.split("=", 1) for line in output.read_text().splitlines())
+    return done, outputs, summary.read_text() if summary.exists() else ""
+
+
+@pytest.fixture(scope="module")
+def forked(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """main moved on three commits after `branch` forked; the branch adds one spec."""
+    repo = new_repo(tmp_path_factory.mktemp("action") / "repo")
+    write_page(repo, "zlib", [spec("a", "1.0")])
+    commit(repo, "fork point", 1)
+    git(repo, "branch", "-M", "main")
+    git(repo, "checkout", "-q", "-b", "branch")
+    write_page(repo, "zlib", [spec("a", "1.0"), spec("b", "1.0", target="zen4")])
+    commit(repo, "one spec more", 2)
+    git(repo, "checkout", "-q", "main")
+    for day in (3, 4, 5):
+        write_page(repo, "zlib", [spec("a", "1.0"), spec(f"m{day}", "0.9", target="x")])
+        commit(repo, f"main moves on {day}", day)
+    return repo
+
+
+def test_the_default_range_is_what_the_pull_request_changes(forked: Path) -> None:
+    work = forked.parent / "default"
+    shutil.copytree(forked, work)
+    env = {
+        "PR_BASE": git(forked, "rev-parse", "main"),
+        "PR_HEAD": git(forked, "rev-parse", "branch"),
+        "FAIL_ON": "downgrade",
+    }
+    done, outputs, summary = run_compare(work, env)
+    assert done.returncode == 0 and outputs["status"] == "0", done.stderr
+    comment = (work / "comment.md").read_text()
+    assert "| Specs | 1 | 2 | 1 | 0 | 0 |" in comment  # exactly the one spec the branch adds
+    assert summary.startswith("<!-- snapdiff report sha256:")
+    assert (work / "full.md").exists()
+
+
+def test_a_failed_gate_and_a_bad_revision(forked: Path) -> None:
+    work = forked.parent / "gates"
+    shutil.copytree(forked, work)
+    env = {"OLD": "branch", "NEW": "main", "FAIL_ON": "removed-specs"}
+    done, outputs, _ = run_compare(work, env)
+    assert outputs["status"] == "1" and "gate failed: removed-specs" in done.stderr
+    done, outputs, summary = run_compare(work, {"OLD": "nope", "NEW": "main"})
+    assert done.returncode == 0 and outputs["status"] == "2"  # the next steps still run
+    assert "::error title=snapdiff::snapdiff: error: nope: no such directory" in done.stdout
+    assert summary == ""
+
+
+def test_the_readme_and_recipes_name_no_bare_package(tmp_path: Path) -> None:
+    text = (ROOT / "README.md").read_text() + json.dumps(ACTION)
+    assert "pip install snapdiff" not in text
+    assert "$GITHUB_ACTION_PATH" in _step("Install snapdiff from this action's own source")["run"]

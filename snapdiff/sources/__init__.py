@@ -30,6 +30,7 @@ __all__ = [
     "load_history",
     "load_pair",
     "load_snapshot",
+    "merge_base",
 ]
 
 
@@ -265,6 +266,13 @@ def load_history(
             new_snapshot = check_changed(new_snapshot, old_snapshot, after.problems)
             yield old_snapshot, new_snapshot
             before, old_snapshot = after, new_snapshot
+
+
+def merge_base(one: str, other: str, repo: str | None = None) -> str:
+    """The commit id of the best common ancestor of two revisions (`git merge-base`)."""
+    with _opened() as repos:
+        opened = repos.setdefault(repo or ".", GitRepo(repo or "."))
+        return opened.merge_base(one, other)
 
 
 def load_snapshot(arg: str, options: LoadOptions | None = None) -> Snapshot:

@@ -129,6 +129,17 @@ class GitRepo:
             return "this clone is shallow: git fetch --unshallow, or name a newer revision"
         return f"check the name with git log, in {self.path}"
 
+    def merge_base(self, one: str, other: str) -> str:
+        """The commit id of the best common ancestor of two revisions."""
+        for rev in (one, other):
+            if rev.startswith("-") or self._header(f"{rev}^{{commit}}") is None:
+                raise InputError(rev, "no such commit", self._unknown_fix())
+        try:
+            return str(self._git.merge_base(one, other)).strip()
+        except Exception as exc:  # GitCommandError: no common ancestor
+            fix = "compare two revisions that share history, or give OLD and NEW"
+            raise InputError(f"{one}...{other}", "no common ancestor", fix) from exc
+
     def first_parent_commits(self, start: str, end: str) -> list[str]:
         """Commits after `start` up to `end` on the first-parent line, oldest first."""
         for rev in (start, end):
