@@ -11,7 +11,7 @@ from pagegen import HISTORY, SEEDS, load_real, page_text, spec, write_page
 
 from snapdiff.errors import InputError
 from snapdiff.model import Spec
-from snapdiff.sources import load_snapshot, pages
+from snapdiff.sources import frontmatter, load_snapshot, pages
 from snapdiff.sources.pages import blob_digest, is_candidate, is_page, parse_page
 
 
@@ -41,7 +41,7 @@ def test_generator_pages_never_go_through_yaml(path: Path, monkeypatch: pytest.M
     def no_yaml(*args: object) -> None:
         raise AssertionError("YAML fallback used")
 
-    monkeypatch.setattr(pages, "_yaml_fields", no_yaml)
+    monkeypatch.setattr(frontmatter, "_yaml_fields", no_yaml)
     for full in (True, False):
         assert pages.parse_page(path.read_bytes(), "p", "d", full).page.spec_count > 0
     assert pages.counts_from_meta(path.read_bytes(), "p", "d").page.spec_count > 0

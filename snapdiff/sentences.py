@@ -1,0 +1,132 @@
+"""The explanations as templates see them: sentences per package, the Spack 1.0 note, the
+counts by class and the stack moves (SPEC section 2a), every data string made inert."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from .markup import Safe, Said, code
+from .model import Configuration
+from .report import Change, Report
+from .schema import ClassCountJSON, StackMoveJSON
+from .views import Explained, Spack1, StackMoveRow
+
+__all__ = ["CONFIGS_SHOWN", "class_counts", "explained", "spack1", "stack_move_rows"]
+
+CONFIGS_SHOWN = 5  # configurations listed under a new or dropped configurations line
+# What happened to the specs of each class of explanation (SPEC section 2a), in a summary line
+ADDED_WORDS = {
+    "rebuilt": "rebuilt (same version and configuration, new hash)",
+    "upgrade": "upgraded in a configuration kept",
+    "downgrade": "downgraded in a configuration kept",
+    "version-retired": "of versions retired from a configuration kept",
+    "version-added": "of versions added to a configuration kept",
+    "more-builds": "more builds of a version kept",
+    "fewer-builds": "fewer builds of a version kept",
+    "new-configuration": "in new configurations",
+    "dropped-configuration": "in dropped configurations",
+    "migration": "in configurations that migrated",
+}
+REMOVED_WORDS = ADDED_WORDS | {
+    "upgrade": "of a version upgraded in a configuration kept",
+    "downgrade": "of a version downgraded in a configuration kept",
+}
+
+
+def spack1_compilers(change: Change) -> bool:
+    """A migration of Spack 1.0's: from a compiler to no compiler (`none`), nothing else moved."""
+    return (
+        change.kind == "migration"
+        and change.dimensions == ("compiler",)
+        and all(c[3] == "none" for c in change.configurations_new)
+    )
+
+
+def spack1(report: Report, labels: Mapping[tuple[str, str], str]) -> Spack1 | None:
+    """The Spack 1.0 move to no compiler, said once for the report rather than per package."""
+    moved = [(p, c) for p in report.packages for c in p.changes if spack1_compilers(c)]
+    if not moved:
+        return None
+    return {
+        "packages": sorted({labels[(p.tag, p.name)] for p, _ in moved}),
+        "configurations": sum(len(c.configurations_old) for _, c in moved),
+        "specs_old": sum(len(c.specs_old) for _, c in moved),
+        "specs_new": sum(len(c.specs_new) for _, c in moved),
+    }
+
+
+def _values(dimension: str, values: Iterable[str]) -> Safe:
+    """Values of one dimension as code spans; `none` as a compiler is "no compiler (`none`)"."""
+    return Safe(
+        ", ".join(
+            f"no compiler ({code(v)})" if dimension == "compiler" and v == "none" else code(v)
+            for v in values
+        )
+    )
+
+
+def configuration(config: Configuration) -> Safe:
+    """One configuration on a line: os, target, compiler, variants, then the platform."""
+    os_, platform, target, compiler, variants = config
+    parts = [code(os_), code(target), _values("compiler", [compiler])]
+    parts += [code(v) for v in variants]
+    return Safe(f"{' '.join(parts)} ({code(platform)})")
+
+
+def _said(change: Change) -> Said:
+    """A record's sentence, and the configurations it is about when the sentence cannot say."""
+    configs = change.configurations_new or change.configurations_old
+    listed = change.kind in ("new-configuration", "dropped-configuration")
+    shown = [configuration(c) for c in configs[:CONFIGS_SHOWN]] if listed else []
+    more = len(configs) - len(shown) if listed else 0
+    words, values = change.sentence
+    return {"words": words, "values": values, "configurations": shown, "more": more}
+
+
+def explained(report: Report, labels: Mapping[tuple[str, str], str]) -> list[Explained]:
+    """Changed packages with their explanation sentences, as words and values."""
+    rows: list[Explained] = []
+    for p in report.packages:
+        said = [_said(c) for c in p.changes if not spack1_compilers(c)]
+        said += [
+            {"words": words, "values": values, "configurations": [], "more": 0}
+            for words, values in p.kept
+        ]
+        if p.status == "changed" and (said or p.changes):
+            rows.append(
+                {
+                    "label": labels[(p.tag, p.name)],
+                    "specs_added": len(p.specs_added),
+                    "specs_removed": len(p.specs_removed),
+                    "specs_changed": len(p.specs_changed),
+                    "sentences": said,
+                    "spack1": any(spack1_compilers(c) for c in p.changes),
+                }
+            )
+    return rows
+
+
+def class_counts(counts: Mapping[str, ClassCountJSON], added: bool) -> list[tuple[int, Safe]]:
+    """(specs, what happened to them) of each class with specs on one side, in class order."""
+    words = ADDED_WORDS if added else REMOVED_WORDS
+    found = [(c["added"] if added else c["removed"], kind) for kind, c in counts.items()]
+    return [(n, Safe(words[kind])) for n, kind in found if n]
+
+
+def stack_move_rows(moves: Sequence[StackMoveJSON], multi_tag: bool) -> list[StackMoveRow]:
+    """One row per stack that moved: its label, counts and the moves along each dimension."""
+    rows: dict[tuple[str, str], StackMoveRow] = {}
+    for m in moves:
+        row = rows.setdefault(
+            (m["tag"], m["stack"]),
+            {
+                "label": f"{m['tag']}/{m['stack']}" if multi_tag else m["stack"],
+                "specs_old": m["specs_old"],
+                "specs_new": m["specs_new"],
+                "moves": [],
+            },
+        )
+        dimension = m["dimension"]  # os, target or compiler: snapdiff's own words, not data
+        before, after = _values(dimension, m["from"]), _values(dimension, m["to"])
+        row["moves"].append((Safe(dimension), before, after))
+    return list(rows.values())
