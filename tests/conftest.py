@@ -15,7 +15,7 @@ sys.dont_write_bytecode = False
 # Property tests write and load small snapshots: each example costs milliseconds, so the
 # default keeps the suite quick and `thorough` is for a deliberate, longer search.
 settings.register_profile(
-    "default", max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+    "default", max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
 settings.register_profile(
     "thorough", max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow]

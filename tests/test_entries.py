@@ -193,7 +193,7 @@ def entries(strings: st.SearchStrategy[str]) -> st.SearchStrategy[list[dict[str,
 
 
 @given(entries(plain) | entries(awkward), st.booleans())
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=120, deadline=None)
 def test_text_reading_never_disagrees_with_a_full_parse(
     found: list[dict[str, Any]], sort_keys: bool
 ) -> None:

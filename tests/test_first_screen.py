@@ -1,7 +1,7 @@
 """The first screen of a pull-request comment (issue 17): what matters, before any fold.
 
 The day's change is synthetic, made by the repository's own generator (bench/gencat.py): a
-catalogue of 400 packages and its next day with version bumps, removed and added packages, a
+catalogue of 250 packages and its next day with version bumps, removed and added packages, a
 dropped stack and an OS migration; read backwards, the bumps are downgrades.
 """
 
@@ -23,7 +23,7 @@ EVENTS = "drop-stack,version-bumps,remove-packages,os-migration,add-packages"
 def day(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
     root = tmp_path_factory.mktemp("day")
     for args in (
-        ["--packages", "400", "--specs-total", "5000", "--seed", "4", "--out", "v1"],
+        ["--packages", "250", "--specs-total", "3000", "--seed", "4", "--out", "v1"],
         ["--evolve-from", "v1", "--churn", "0.1", "--seed", "5", "--events", EVENTS, "--out", "v2"],
     ):
         subprocess.run(
