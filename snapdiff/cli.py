@@ -73,6 +73,23 @@ def _outputs(report: Report, args: argparse.Namespace) -> tuple[str, str | None]
     return text, markdown()()
 
 
+def _stack_urls(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
+    """--stack-url NAME=URL pairs, checked: they go with the one side given as an address."""
+    from .links import valid_url
+    from .sources.mirror import is_url
+
+    pairs = []
+    for word in args.stack_url:
+        name, _, url = word.partition("=")
+        if not name or not valid_url(url):
+            raise UsageError("--stack-url", f"{word!r} is not NAME=URL", "e.g. e4s=https://...")
+        pairs.append((name, url))
+    urls = [side for side in (args.old, args.new) if side and is_url(side)]
+    if pairs and len(urls) != 1:
+        raise UsageError("--stack-url", "goes with exactly one side given as an address", "")
+    return tuple(pairs)
+
+
 def _colour(output: str | None) -> bool:
     """Colour for a terminal: stdout is one, and NO_COLOR (no-color.org) is not set."""
     return not output and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
@@ -98,7 +115,13 @@ def _run(args: argparse.Namespace) -> int:
     narrow = filters(args)
     progress = TerminalProgress(sys.stderr)
     options = LoadOptions(
-        args.repo, narrow.per_spec, args.keep_going, _index_tag(args), args.stack_name, progress
+        args.repo,
+        narrow.per_spec,
+        args.keep_going,
+        _index_tag(args),
+        args.stack_name,
+        progress,
+        _stack_urls(args),
     )
     try:
         old, new = load_pair(*_sides(args.old, args.new, args.repo), options)

@@ -96,6 +96,14 @@ def _add_reading(add: Callable[..., object]) -> None:
         "(default: the one holding the current directory)",
     )
     add(
+        "--stack-url",
+        metavar="NAME=URL",
+        action="append",
+        default=[],
+        help="with a side given as a mirror's http(s) address: one more stack's mirror, "
+        "e.g. e4s=https://mirror.example/develop/e4s (repeat for each)",
+    )
+    add(
         "--keep-going",
         action="store_true",
         help="leave out bad pages with a warning each; the report says it is incomplete",

@@ -12,7 +12,8 @@ from ..errors import InputError
 from ..model import Snapshot
 from .directory import read_directory
 from .git import GitRepo, TreeFile
-from .index import find_indexes, is_index_file, load_indexes
+from .index import is_index_file, load_indexes, lone_stack
+from .mirror import MAX_INDEX_BYTES, Folder, Index, Web, find_mirrors, index_of, is_url
 from .pages import (
     NOT_REGULAR_FIX,
     ParsedPage,
@@ -131,18 +132,11 @@ class _GitSide:
 
 
 class _IndexSide:
-    """Spack build-cache indexes: one file, or a folder of `<stack>/build_cache/index.json`."""
+    """Spack build-cache indexes: one file, mirrors in a folder, or mirrors over HTTP(S)."""
 
-    def __init__(self, source: str, paths: list[str], options: LoadOptions) -> None:
+    def __init__(self, source: str, indexes: list[Index], options: LoadOptions) -> None:
         self.problems = Problems(options.keep_going)
-        single = len(paths) == 1 and source == paths[0]
-        self.snapshot = load_indexes(
-            source,
-            paths,
-            options.index_tag,
-            options.stack_name if single else None,
-            None if single else source,
-        )
+        self.snapshot = load_indexes(source, indexes, options.index_tag)
 
     def digests(self) -> set[str]:
         return set()  # built, not read: every page is compared in full
@@ -161,17 +155,23 @@ class LoadOptions:
     index_tag: str = "develop"  # the cache tag of build-cache index snapshots
     stack_name: str | None = None  # the stack of a single index.json given as a snapshot
     progress: Progress = _quiet  # told what is being read, now and then (the CLI, on a terminal)
+    stack_urls: tuple[tuple[str, str], ...] = ()  # (stack, mirror address) beside a URL side
 
 
 def _open(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> _Side:
     """A build-cache index, a directory (of pages or of indexes), else a git revision."""
     problems = Problems(options.keep_going)
+    if is_url(arg):
+        mirrors = [(options.stack_name or "root", arg), *options.stack_urls]
+        indexes = [index_of(Web(url, options.progress), stack) for stack, url in mirrors]
+        return _IndexSide(arg, indexes, options)
     if is_index_file(arg):
-        return _IndexSide(arg, [arg], options)
+        data = Folder(os.path.dirname(arg) or ".").read(os.path.basename(arg), MAX_INDEX_BYTES)
+        return _IndexSide(arg, [Index(arg, lone_stack(arg, options.stack_name), data)], options)
     if os.path.isdir(arg):
-        indexes = find_indexes(arg)
-        if indexes:
-            return _IndexSide(arg, indexes, options)
+        folders = find_mirrors(arg)
+        if folders:
+            return _IndexSide(arg, [index_of(m, stack) for stack, m in folders], options)
         return _DirectorySide(arg, problems, options.progress)
     if os.path.exists(arg):
         raise InputError(arg, "not a directory", "give a directory of pages or a git revision")

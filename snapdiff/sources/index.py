@@ -17,9 +17,10 @@ import orjson
 from ..entries import Entries
 from ..errors import InputError
 from ..model import Page, Snapshot
+from .mirror import Index
 from .pages import blob_digest
 
-__all__ = ["find_indexes", "is_index_file", "load_indexes"]
+__all__ = ["is_index_file", "load_indexes", "lone_stack"]
 
 _FIX = "give a Spack build-cache index.json (database version 6 or later)"
 _FLAGS = frozenset(("cflags", "cppflags", "cxxflags", "fflags", "ldflags", "ldlibs"))
@@ -32,33 +33,21 @@ def is_index_file(path: str) -> bool:
     return os.path.isfile(path) and path.endswith(".json")
 
 
-def find_indexes(root: str) -> list[str]:
-    """Every `build_cache/index.json` below a folder, sorted; empty for a catalogue folder."""
-    found = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "_cache")
-        if os.path.basename(dirpath) == "build_cache" and "index.json" in filenames:
-            found.append(os.path.join(dirpath, "index.json"))
-    return sorted(found)
-
-
-def stack_name(path: str, root: str | None) -> str:
-    """`<mirror>/<stack>/build_cache/index.json` names its stack; the top of `root` is `root`."""
+def lone_stack(path: str, named: str | None) -> str:
+    """The stack of an index given alone: `--stack-name`, else its place says it
+    (`<mirror>/<stack>/build_cache/index.json`), else `root`: never its file name, so the same
+    index saved under two names compares equal."""
     index = Path(path)
-    if index.parent.name != "build_cache":
-        return index.stem
-    mirror = index.parent.parent
-    if root is not None and mirror.resolve() == Path(root).resolve():
-        return "root"
-    return mirror.name or "root"
+    if named:
+        return named
+    if index.parent.name == "build_cache" and index.parent.parent.name:
+        return index.parent.parent.name
+    return "root"
 
 
-def _installs(path: str) -> Mapping[str, Any]:
+def _installs(raw: bytes, path: str) -> Mapping[str, Any]:
     try:
-        with open(path, "rb") as handle:
-            data = orjson.loads(handle.read())
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror}", "check the path") from exc
+        data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
         raise InputError(path, f"not valid JSON ({exc.msg}, line {exc.lineno})", _FIX) from None
     database = data.get("database") if isinstance(data, dict) else None
@@ -166,14 +155,12 @@ def _record(digest: str, install: Any, installs: Mapping[str, Any], path: str) -
     }
 
 
-def load_indexes(
-    source: str, paths: Iterable[str], tag: str, stack: str | None, root: str | None
-) -> Snapshot:
+def load_indexes(source: str, indexes: Iterable[Index], tag: str) -> Snapshot:
     """One snapshot of every build-cache record in these indexes, grouped into pages."""
     records: dict[str, dict[str, Any]] = {}
-    for path in paths:
-        name = stack or stack_name(path, root)
-        installs = _installs(path)
+    for index in indexes:
+        path, name = index.where, index.stack
+        installs = _installs(index.data, path)
         for digest, install in installs.items():
             if not (isinstance(install, dict) and install.get("in_buildcache")):
                 continue

@@ -1,0 +1,236 @@
+"""Spack build-cache mirrors, in a folder or over HTTP(S): where each stack's index is.
+
+Layout 2 (Spack ≤ 0.23): `<mirror>/build_cache/index.json`. Layout 3 (Spack 1.0): the index is a
+content-addressed blob named by `<mirror>/v3/manifests/index/index.manifest.json`, stored at
+`<mirror>/blobs/<algorithm>/<checksum[:2]>/<checksum>`, perhaps gzip-compressed; its length and
+checksum are checked before it is used. A folder may hold one mirror (the `root` stack) or one
+per stack (`<root>/<stack>/…`), in either layout.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import http.client
+import os
+import re
+import time
+import urllib.error
+import urllib.request
+import zlib
+from collections.abc import Callable
+from typing import Any, NamedTuple, Protocol
+
+import orjson
+
+from ..errors import InputError
+
+__all__ = ["DB_VERSIONS", "Folder", "Index", "Web", "find_mirrors", "index_of", "is_url"]
+
+FIX = "give a Spack build-cache mirror (layout 2 or 3), or its index.json"
+MAX_INDEX_BYTES = 2 * 2**30  # a whole develop index is a few hundred MiB
+DB_VERSIONS = (6, 7, 8)  # Spack database versions snapdiff reads
+_DB_MEDIA = re.compile(r"application/vnd\.spack\.db\.v([0-9]+)\+json")
+_CHECKSUM = re.compile(r"[0-9a-f]{32,128}")
+_MANIFEST = "v3/manifests/index/index.manifest.json"
+TIMEOUT = 30.0  # seconds a server may take to answer, or between two parts of an answer
+RETRIES = (1.0, 3.0)  # seconds to wait before each new try, after a 5xx answer or a reset
+
+
+class Index(NamedTuple):
+    """One stack's build-cache index: where it came from, its stack, and its JSON bytes."""
+
+    where: str
+    stack: str
+    data: bytes
+
+
+class Location(Protocol):
+    """A mirror's root: a folder, or an address over HTTP(S)."""
+
+    def name(self, rel: str) -> str: ...
+    def exists(self, rel: str) -> bool: ...
+    def read(self, rel: str, limit: int) -> bytes: ...
+
+
+class Folder:
+    """A mirror in a folder."""
+
+    def __init__(self, root: str) -> None:
+        self.root = root
+
+    def name(self, rel: str) -> str:
+        return os.path.join(self.root, rel)
+
+    def exists(self, rel: str) -> bool:
+        return os.path.isfile(self.name(rel))
+
+    def read(self, rel: str, limit: int) -> bytes:
+        path = self.name(rel)
+        try:
+            with open(path, "rb") as handle:
+                data = handle.read(limit + 1)
+        except OSError as exc:
+            raise InputError(path, f"cannot read: {exc.strerror}", "check the mirror") from exc
+        if len(data) > limit:
+            raise InputError(path, f"larger than {limit // 2**20} MiB", FIX)
+        return data
+
+
+def is_url(arg: str) -> bool:
+    """An http(s) address, read as a mirror over the network."""
+    return arg.startswith(("http://", "https://"))
+
+
+class Web:
+    """A mirror over HTTP(S): timeouts, a size limit, retries with back-off on a 5xx answer."""
+
+    def __init__(self, root: str, progress: Callable[[str], None]) -> None:
+        self.root = root.rstrip("/")
+        self.progress = progress
+
+    def name(self, rel: str) -> str:
+        return f"{self.root}/{rel}"
+
+    def exists(self, rel: str) -> bool:
+        try:
+            self._get(rel, 2**20, method="HEAD")
+        except InputError as error:
+            if "HTTP 404" in error.what or "HTTP 403" in error.what:
+                return False
+            raise
+        return True
+
+    def read(self, rel: str, limit: int) -> bytes:
+        return self._get(rel, limit)
+
+    def _get(self, rel: str, limit: int, method: str = "GET") -> bytes:
+        """The body at an address; a 5xx answer or a reset connection is tried again."""
+        url = self.name(rel)
+        for wait in (*RETRIES, None):
+            try:
+                return self._once(url, limit, method)
+            except urllib.error.HTTPError as exc:
+                if exc.code < 500 or wait is None:
+                    raise InputError(url, f"HTTP {exc.code} {exc.reason}", _fix(exc.code)) from None
+            except TimeoutError:
+                raise InputError(
+                    url, f"no answer within {TIMEOUT:g} s", "try again later"
+                ) from None
+            except urllib.error.URLError as exc:
+                if isinstance(exc.reason, TimeoutError):
+                    raise InputError(url, f"no answer within {TIMEOUT:g} s", "try again") from None
+                raise InputError(url, f"cannot fetch: {exc.reason}", "check the address") from None
+            except http.client.IncompleteRead as exc:
+                what = f"truncated: {len(exc.partial)} bytes, then the connection closed"
+                raise InputError(url, what, "try again") from None
+            except (ConnectionError, http.client.HTTPException) as exc:
+                if wait is None:
+                    raise InputError(url, f"cannot fetch: {exc}", "try again later") from None
+            time.sleep(wait)
+        raise AssertionError("unreachable: the last try raises")
+
+    def _once(self, url: str, limit: int, method: str) -> bytes:
+        request = urllib.request.Request(url, method=method)  # noqa: S310 - http(s) only
+        with urllib.request.urlopen(request, timeout=TIMEOUT) as answer:  # noqa: S310
+            expected = answer.headers.get("Content-Length")
+            if expected is not None and int(expected) > limit:
+                raise InputError(url, f"larger than {limit // 2**20} MiB", FIX)
+            parts, size = [], 0
+            while part := answer.read(2**20):
+                parts.append(part)
+                size += len(part)
+                if size > limit:
+                    raise InputError(url, f"larger than {limit // 2**20} MiB", FIX)
+                self.progress(f"{url}: {size / 2**20:,.1f} MiB")
+            data = b"".join(parts)
+        if method == "GET" and expected is not None and len(data) != int(expected):
+            raise InputError(url, f"truncated: {len(data)} of {expected} bytes", "try again")
+        return data
+
+
+def _fix(status: int) -> str:
+    return "check the address" if status < 500 else "the server failed: try again later"
+
+
+def _entry(manifest: Any, where: str) -> dict[str, Any]:
+    """The manifest's index entry of the highest database version snapdiff reads."""
+    if not isinstance(manifest, dict) or manifest.get("version") != 3:
+        raise InputError(where, "not a layout 3 manifest (version 3)", FIX)
+    data = manifest.get("data")
+    if not isinstance(data, list):
+        raise InputError(where, "the manifest has no data list", FIX)
+    found: dict[int, dict[str, Any]] = {}
+    for item in data:
+        if not isinstance(item, dict):
+            continue
+        media = _DB_MEDIA.fullmatch(str(item.get("mediaType", "")))
+        if media and int(media[1]) in DB_VERSIONS:
+            found[int(media[1])] = item
+    if not found:
+        listed = ", ".join(str(i.get("mediaType")) for i in data if isinstance(i, dict))
+        raise InputError(where, f"no index of a database version snapdiff reads ({listed})", FIX)
+    return found[max(found)]
+
+
+def _v3_index(mirror: Location) -> tuple[str, bytes]:
+    """(where, JSON) of a layout 3 mirror's index, its blob checked and decompressed."""
+    where = mirror.name(_MANIFEST)
+    try:
+        manifest = orjson.loads(mirror.read(_MANIFEST, 2**20))
+    except orjson.JSONDecodeError as exc:
+        raise InputError(where, f"not valid JSON ({exc.msg})", FIX) from None
+    entry = _entry(manifest, where)
+    algorithm, checksum = str(entry.get("checksumAlgorithm")), str(entry.get("checksum"))
+    length, compression = entry.get("contentLength"), entry.get("compression")
+    if algorithm not in ("sha256", "sha512") or not _CHECKSUM.fullmatch(checksum):
+        raise InputError(where, "the index entry has no sha256 or sha512 checksum", FIX)
+    if not isinstance(length, int) or compression not in ("gzip", "none"):
+        raise InputError(where, "the index entry has no contentLength or compression", FIX)
+    blob = f"blobs/{algorithm}/{checksum[:2]}/{checksum}"
+    data = mirror.read(blob, MAX_INDEX_BYTES)
+    if len(data) != length or hashlib.new(algorithm, data).hexdigest() != checksum:
+        what = f"does not match its manifest ({len(data)} bytes, {algorithm} checked)"
+        raise InputError(mirror.name(blob), what, "the mirror is damaged: fetch it again")
+    if compression == "gzip":
+        data = _gunzip(data, mirror.name(blob))
+    return mirror.name(blob), data
+
+
+def _gunzip(data: bytes, where: str) -> bytes:
+    """A gzip blob decompressed, never past the size an index can have."""
+    inflate = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    try:
+        out = inflate.decompress(data, MAX_INDEX_BYTES + 1)
+    except zlib.error as exc:
+        raise InputError(where, f"not gzip data ({exc})", "the mirror is damaged") from None
+    if len(out) > MAX_INDEX_BYTES or inflate.unconsumed_tail:
+        raise InputError(where, f"inflates past {MAX_INDEX_BYTES // 2**20} MiB", FIX)
+    return out
+
+
+def index_of(mirror: Location, stack: str) -> Index:
+    """A mirror's index: layout 3 where it has `v3/layout.json`, else layout 2."""
+    if mirror.exists("v3/layout.json"):
+        where, data = _v3_index(mirror)
+        return Index(where, stack, data)
+    rel = "build_cache/index.json"
+    return Index(mirror.name(rel), stack, mirror.read(rel, MAX_INDEX_BYTES))
+
+
+def find_mirrors(root: str) -> list[tuple[str, Folder]]:
+    """(stack, mirror) of every mirror below a folder, sorted: the folder's own is `root`, the
+    others are named by their folder (`<root>/<stack>/…`); either layout."""
+    found = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "_cache")
+        here = os.path.basename(dirpath)
+        if here == "build_cache" and "index.json" in filenames:
+            mirror = os.path.dirname(dirpath)
+        elif here == "v3" and "layout.json" in filenames:
+            mirror = os.path.dirname(dirpath)
+            dirnames.clear()
+        else:
+            continue
+        same = os.path.realpath(mirror) == os.path.realpath(root)
+        found.append(("root" if same else os.path.basename(mirror), Folder(mirror)))
+    return sorted(found, key=lambda item: item[0])

@@ -1,0 +1,191 @@
+"""Build-cache mirrors in layout 2 and layout 3 (Spack 1.0), in folders and over HTTP.
+
+The indexes are real (tests/data/spack-index, from spack/spack's test data); the mirrors around
+them are built here in the two layouts Spack writes, and served by a real HTTP server on the
+loopback interface, started and stopped by the tests.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import http.server
+import json
+import shutil
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from clirun import run
+
+from snapdiff.sources import mirror
+
+INDEX = Path(__file__).parent / "data" / "spack-index"
+V7, V8 = INDEX / "db-v7-index.json", INDEX / "db-v8-index.json"
+
+
+def layout2(root: Path, index: Path) -> Path:
+    (root / "build_cache").mkdir(parents=True)
+    shutil.copyfile(index, root / "build_cache" / "index.json")
+    return root
+
+
+def layout3(root: Path, newest: Path, older: Path | None = None, lie: bool = False) -> Path:
+    """A layout 3 mirror: the newest index gzip-compressed, and an older database's listed too."""
+    (root / "v3" / "manifests" / "index").mkdir(parents=True)
+    (root / "v3" / "layout.json").write_text('{"signed": false, "version": 3}')
+    entries = []
+    for path, version, compress in ((older, 7, False), (newest, 8, True)):
+        if path is None:
+            continue
+        data = gzip.compress(path.read_bytes(), mtime=0) if compress else path.read_bytes()
+        checksum = hashlib.sha256(data).hexdigest()
+        blob = root / "blobs" / "sha256" / checksum[:2] / checksum
+        blob.parent.mkdir(parents=True, exist_ok=True)
+        blob.write_bytes(data + (b" " if lie and compress else b""))
+        entries.append(
+            {
+                "contentLength": len(data),
+                "mediaType": f"application/vnd.spack.db.v{version}+json",
+                "compression": "gzip" if compress else "none",
+                "checksumAlgorithm": "sha256",
+                "checksum": checksum,
+            }
+        )
+    manifest = {"version": 3, "data": entries}
+    (root / "v3" / "manifests" / "index" / "index.manifest.json").write_text(json.dumps(manifest))
+    return root
+
+
+def report(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    code, out, err = run([*argv, "--format", "json"], capsys)
+    assert code == 0, err
+    data: dict[str, Any] = json.loads(out)
+    for side in ("old", "new"):
+        data[side].pop("source")
+    return data
+
+
+def test_a_v3_mirror_reports_what_the_same_index_in_layout_2_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = str(layout2(tmp_path / "old", V7))
+    two = str(layout2(tmp_path / "two", V8))
+    three = str(layout3(tmp_path / "three", V8, older=V7))  # gzip; two database versions
+    assert report([old, three], capsys) == report([old, two], capsys)
+    assert report([two, three], capsys)["packages"] == []
+    assert report([old, two], capsys)["packages"], "the comparison must hold changes"
+
+
+def test_a_folder_of_stacks_mixes_the_layouts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    layout2(tmp_path / "mixed", V8)
+    layout3(tmp_path / "mixed" / "e4s", V8)
+    data = report([str(INDEX / "db-v8-index.json"), str(tmp_path / "mixed")], capsys)
+    assert [(s["name"], s["status"]) for s in data["stacks"]] == [("e4s", "added")]
+
+
+def test_the_same_index_under_two_names_is_no_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("index-2024-06.json", "index-2024-07.json"):
+        shutil.copyfile(V8, tmp_path / name)
+    a, b = str(tmp_path / "index-2024-06.json"), str(tmp_path / "index-2024-07.json")
+    data = report([a, b], capsys)
+    assert data["packages"] == [] and data["stacks"] == []
+    assert {s["name"] for s in report([str(V7), a, "--stack-name", "e4s"], capsys)["stacks"]} == {
+        "e4s"
+    }
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    """Serves the mirrors' folder; `/broken/…` answers 500, `/slow/…` too late, `/cut/…` a
+    body shorter than it says."""
+
+    def log_message(self, *args: Any) -> None:  # quiet
+        pass
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/broken/"):
+            self.send_error(500, "Internal Server Error")
+        elif self.path.startswith("/slow/"):
+            time.sleep(1.0)
+            self.send_error(404)
+        elif self.path.startswith("/cut/"):
+            self.send_response(200)
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            self.wfile.write(b'{"database": ')
+        else:
+            super().do_GET()
+
+    def do_HEAD(self) -> None:
+        if self.path.startswith(("/broken/", "/slow/")):
+            self.do_GET()
+        elif self.path.startswith("/cut/"):
+            self.send_error(404)
+        else:
+            super().do_HEAD()
+
+
+@pytest.fixture
+def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """An HTTP server on the loopback interface serving tmp_path/www; its address."""
+    www = tmp_path / "www"
+    www.mkdir()
+    monkeypatch.setattr(mirror, "TIMEOUT", 0.3)
+    monkeypatch.setattr(mirror, "RETRIES", (0.0, 0.0))
+
+    def handler(*args: Any) -> _Handler:
+        return _Handler(*args, directory=str(www))
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_mirrors_over_http_report_what_folders_do(
+    served: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    www = tmp_path / "www"
+    layout3(www / "develop", V8, older=V7)
+    layout2(www / "develop-e4s", V8)
+    layout2(www / "yesterday", V7)
+    here = report([str(www / "yesterday"), str(www / "develop")], capsys)
+    there = report([f"{served}/yesterday", f"{served}/develop"], capsys)
+    assert there == here
+    stacks = report(
+        [str(V7), f"{served}/develop", "--stack-url", f"e4s={served}/develop-e4s"], capsys
+    )["stacks"]
+    assert {s["name"] for s in stacks} >= {"e4s"}
+
+
+@pytest.mark.parametrize(
+    ("path", "said"),
+    [
+        ("broken/develop", "/broken/develop/v3/layout.json: HTTP 500 Internal Server Error"),
+        ("slow/develop", "/slow/develop/v3/layout.json: no answer within 0.3 s"),
+        ("cut/develop", "/cut/develop/build_cache/index.json: truncated: 13 of 1000 bytes"),
+        ("damaged", "/damaged/blobs/sha256/"),
+        ("missing", "/missing/build_cache/index.json: HTTP 404 File not found"),
+    ],
+)
+def test_a_failure_over_http_is_one_line_naming_the_address(
+    path: str, said: str, served: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    layout3(tmp_path / "www" / "damaged", V8, lie=True)
+    code, _, err = run([str(V7), f"{served}/{path}"], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"snapdiff: error: {served}{'/' if not said.startswith('/') else ''}")
+    assert said in err
+    if path == "damaged":
+        assert "does not match its manifest" in err
