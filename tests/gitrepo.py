@@ -7,7 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from pagegen import load_real, write_page
+from pagegen import load_real, spec, write_page
 
 ENV = {
     "GIT_AUTHOR_NAME": "snapdiff tests",
@@ -69,3 +69,20 @@ def commit(repo: Path, message: str, day: int) -> str:
         date=f"2025-04-{day:02d}T04:00:00+0000",
     )
     return git(repo, "rev-parse", "HEAD")
+
+
+def forked_repo(path: Path) -> Path:
+    """A repository whose `branch` forked from `main` and adds one spec, while `main` moved on
+    three commits (each a new spec of a newer version) after the fork."""
+    repo = new_repo(path)
+    write_page(repo, "zlib", [spec("a", "1.0")])
+    commit(repo, "fork point", 1)
+    git(repo, "branch", "-M", "main")
+    git(repo, "checkout", "-q", "-b", "branch")
+    write_page(repo, "zlib", [spec("a", "1.0"), spec("b", "1.0", target="zen4")])
+    commit(repo, "one spec more", 2)
+    git(repo, "checkout", "-q", "main")
+    for day, version in ((3, "1.1"), (4, "1.2"), (5, "1.3")):
+        write_page(repo, "zlib", [spec("a", "1.0"), spec(f"m{day}", version, target="x")])
+        commit(repo, f"main moves on {day}", day)
+    return repo

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gitrepo import ENV, commit, git, new_repo, place, reorder_stacks
+from gitrepo import ENV, commit, forked_repo, git, new_repo, place, reorder_stacks
 from pagegen import HISTORY, SEEDS, spec, write_page
 
 from snapdiff.cli import main
@@ -324,17 +324,7 @@ def test_a_pull_request_range_starts_at_the_merge_base(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A branch forked three commits back adds one spec; main moved on meanwhile."""
-    repo = new_repo(tmp_path / "repo")
-    write_page(repo, "zlib", [spec("a", "1.0")])
-    commit(repo, "fork point", 1)
-    git(repo, "branch", "-M", "main")
-    git(repo, "checkout", "-q", "-b", "branch")
-    write_page(repo, "zlib", [spec("a", "1.0"), spec("b", "1.0", target="zen4")])
-    commit(repo, "one spec more", 2)
-    git(repo, "checkout", "-q", "main")
-    for day, version in ((3, "1.1"), (4, "1.2"), (5, "1.3")):
-        write_page(repo, "zlib", [spec("a", "1.0"), spec(f"m{day}", version, target="x")])
-        commit(repo, f"main moves on {day}", day)
+    repo = forked_repo(tmp_path / "repo")
     argv = ["--repo", str(repo), "--format", "json"]
     assert main(["main...branch", *argv]) == 0
     data = json.loads(capsys.readouterr().out)

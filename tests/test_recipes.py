@@ -15,8 +15,7 @@ from typing import Any
 import pytest
 import yaml
 from clirun import ROOT
-from gitrepo import commit, git, new_repo
-from pagegen import spec, write_page
+from gitrepo import forked_repo, git
 
 from snapdiff.options import parser
 
@@ -109,18 +108,7 @@ def run_compare(
 @pytest.fixture(scope="module")
 def forked(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """main moved on three commits after `branch` forked; the branch adds one spec."""
-    repo = new_repo(tmp_path_factory.mktemp("action") / "repo")
-    write_page(repo, "zlib", [spec("a", "1.0")])
-    commit(repo, "fork point", 1)
-    git(repo, "branch", "-M", "main")
-    git(repo, "checkout", "-q", "-b", "branch")
-    write_page(repo, "zlib", [spec("a", "1.0"), spec("b", "1.0", target="zen4")])
-    commit(repo, "one spec more", 2)
-    git(repo, "checkout", "-q", "main")
-    for day in (3, 4, 5):
-        write_page(repo, "zlib", [spec("a", "1.0"), spec(f"m{day}", "0.9", target="x")])
-        commit(repo, f"main moves on {day}", day)
-    return repo
+    return forked_repo(tmp_path_factory.mktemp("action") / "repo")
 
 
 def test_the_default_range_is_what_the_pull_request_changes(forked: Path) -> None:
