@@ -164,7 +164,7 @@ class Entries(Mapping[str, Entry]):
     `counts` (entries per stack), `stacks` and `versions` are those of all its entries.
     """
 
-    __slots__ = ("_read", "_rows", "_texts", "counts", "source", "stacks", "versions")
+    __slots__ = ("_checked", "_read", "_rows", "_texts", "counts", "source", "stacks", "versions")
 
     def __init__(
         self,
@@ -178,6 +178,7 @@ class Entries(Mapping[str, Entry]):
         self.source = source
         self._texts = texts  # None: every entry was read (and checked) up front
         self._read = read
+        self._checked: set[str] = set()  # entries kept as text whose checks passed
         self.counts = counts
         self.stacks = frozenset(stack for stack, _ in counts)
         self.versions = versions
@@ -216,8 +217,11 @@ class Entries(Mapping[str, Entry]):
         except orjson.JSONDecodeError as exc:
             what = f"the spec_details entry of hash {digest} is not valid JSON ({exc.msg})"
             raise InputError(self.source, what, FIX) from None
+        if digest in self._checked:
+            return entry  # the same text passed the checks before
         if check_entry(entry, self.source, 0) != digest:
             raise InputError(self.source, f"spec {digest} names its hash twice", FIX)
+        self._checked.add(digest)
         return entry
 
     def __iter__(self) -> Iterator[str]:
