@@ -346,3 +346,13 @@ def test_sides_that_look_swapped_are_warned_about(
         r"\([0-9a-f]+, 2025-04-02\): are OLD and NEW swapped\?",
         err,
     )
+
+
+def test_a_title_of_full_commit_ids_is_one_short_line(
+    catalogue: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """CI names revisions by 40-character ids: the title shows each short id once, and its date."""
+    old, new = (git(catalogue, "rev-parse", rev) for rev in ("v1", "v2"))
+    assert main([old, new, "--repo", str(catalogue)]) == 0
+    title = capsys.readouterr().out.splitlines()[1]
+    assert title == f"## Catalogue changes: `{old[:7]}` 2025-04-01 → `{new[:7]}` 2025-04-02"
