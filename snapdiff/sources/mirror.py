@@ -92,8 +92,10 @@ class Web:
         return f"{self.root}/{rel}"
 
     def exists(self, rel: str) -> bool:
+        """Whether the (small) file is there: fetched whole, as not every server answers HEAD
+        (a missing object on S3 is a 403)."""
         try:
-            self._get(rel, 2**20, method="HEAD")
+            self._get(rel, 2**20)
         except InputError as error:
             if "HTTP 404" in error.what or "HTTP 403" in error.what:
                 return False
@@ -103,12 +105,12 @@ class Web:
     def read(self, rel: str, limit: int) -> bytes:
         return self._get(rel, limit)
 
-    def _get(self, rel: str, limit: int, method: str = "GET") -> bytes:
+    def _get(self, rel: str, limit: int) -> bytes:
         """The body at an address; a 5xx answer or a reset connection is tried again."""
         url = self.name(rel)
         for wait in (*RETRIES, None):
             try:
-                return self._once(url, limit, method)
+                return self._once(url, limit)
             except urllib.error.HTTPError as exc:
                 if exc.code < 500 or wait is None:
                     raise InputError(url, f"HTTP {exc.code} {exc.reason}", _fix(exc.code)) from None
@@ -129,8 +131,8 @@ class Web:
             time.sleep(wait)
         raise AssertionError("unreachable: the last try raises")
 
-    def _once(self, url: str, limit: int, method: str) -> bytes:
-        request = urllib.request.Request(url, method=method)  # noqa: S310 - http(s) only
+    def _once(self, url: str, limit: int) -> bytes:
+        request = urllib.request.Request(url)  # noqa: S310 - http(s) only
         with urllib.request.urlopen(request, timeout=TIMEOUT) as answer:  # noqa: S310
             expected = answer.headers.get("Content-Length")
             if expected is not None and int(expected) > limit:
@@ -143,7 +145,7 @@ class Web:
                     raise InputError(url, f"larger than {limit // 2**20} MiB", FIX)
                 self.progress(f"{url}: {size / 2**20:,.1f} MiB")
             data = b"".join(parts)
-        if method == "GET" and expected is not None and len(data) != int(expected):
+        if expected is not None and len(data) != int(expected):
             raise InputError(url, f"truncated: {len(data)} of {expected} bytes", "try again")
         return data
 
