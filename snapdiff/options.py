@@ -25,7 +25,10 @@ examples:
   snapdiff HEAD~1 HEAD                             two revisions of the catalogue repository
   snapdiff v1..v2 --repo ../cache.spack.io         a range, in another repository
   snapdiff HEAD~7:_cache/develop HEAD:_cache/develop   one folder of each revision
-  snapdiff HEAD~1 HEAD --for github --full-report full.md -o comment.md --fail-on downgrade
+  snapdiff main...feature --for github -o comment.md --fail-on downgrade,removed-specs>100
+                                                   what a pull request changes, for a comment
+  snapdiff https://mirror.example/develop yesterday/   a live build-cache mirror against a copy
+  snapdiff old/ new/ --format text                 a compact view for a terminal
   snapdiff log HEAD~30..HEAD                       one entry per commit, then the range
 
 exit codes: 0 report written; 1 changes found (--exit-code) or a --fail-on gate failed;
@@ -128,7 +131,8 @@ def _add_inputs(add: Callable[..., object]) -> None:
         "old",
         metavar="OLD",
         help="the older snapshot: a directory (of catalogue pages, or of Spack build-cache "
-        "indexes), a git revision (REV or REV:path), an index.json, or a range A..B for both",
+        "mirrors), a mirror's http(s) address, a git revision (REV or REV:path), an index.json, "
+        "or a range for both: A..B, or A...B (from the merge base of A and B)",
     )
     add("new", metavar="NEW", nargs="?", help="the newer snapshot, in any of those forms")
     _add_reading(add)
@@ -140,8 +144,8 @@ def _add_inputs(add: Callable[..., object]) -> None:
     add(
         "--stack-name",
         metavar="NAME",
-        help="the stack of an index.json given as a snapshot "
-        "(default: from its path, <mirror>/<stack>/build_cache/index.json)",
+        help="the stack of an index.json (or a mirror's address) given as a snapshot "
+        "(default: from its path, <mirror>/<stack>/build_cache/index.json, else root)",
     )
     add(
         "--no-config",
