@@ -115,13 +115,13 @@ def _run(args: argparse.Namespace) -> int:
     narrow = filters(args)
     progress = TerminalProgress(sys.stderr)
     options = LoadOptions(
-        args.repo,
-        narrow.per_spec,
-        args.keep_going,
-        _index_tag(args),
-        args.stack_name,
-        progress,
-        _stack_urls(args),
+        repo=args.repo,
+        full=narrow.per_spec,
+        keep_going=args.keep_going,
+        index_tag=_index_tag(args),
+        stack_name=args.stack_name,
+        progress=progress,
+        stack_urls=_stack_urls(args),
     )
     try:
         old, new = load_pair(*_sides(args.old, args.new, args.repo), options)
