@@ -104,6 +104,19 @@ def _index_tag(args: argparse.Namespace) -> str:
     return "develop"
 
 
+def _cache_dir(args: argparse.Namespace) -> str | None:
+    """Where tallies are kept across runs: --cache-dir, else the user's cache; --no-cache: none."""
+    from .sources.tallies import default_cache_dir
+
+    if args.no_cache:
+        return None
+    return str(args.cache_dir) if args.cache_dir else default_cache_dir()
+
+
+def _warn(text: str) -> None:
+    print(f"snapdiff: warning: {printable(text)}", file=sys.stderr)
+
+
 def _run(args: argparse.Namespace) -> int:
     from .diff import diff_snapshots
     from .sources import LoadOptions, load_pair
@@ -122,6 +135,9 @@ def _run(args: argparse.Namespace) -> int:
         stack_name=args.stack_name,
         progress=progress,
         stack_urls=_stack_urls(args),
+        whole=bool(narrow.applied),
+        cache_dir=_cache_dir(args),
+        warn=_warn,
     )
     try:
         old, new = load_pair(*_sides(args.old, args.new, args.repo), options)
@@ -192,7 +208,15 @@ def _log(argv: Sequence[str]) -> int:
     start, end = _sides(args.range, None)
     narrow = filters(args)
     progress = TerminalProgress(sys.stderr)
-    options = LoadOptions(args.repo, narrow.per_spec, args.keep_going, progress=progress)
+    options = LoadOptions(
+        args.repo,
+        narrow.per_spec,
+        args.keep_going,
+        progress=progress,
+        whole=bool(narrow.applied),
+        cache_dir=_cache_dir(args),
+        warn=_warn,
+    )
     try:
         walked = history(start, end, options, narrow)
     finally:

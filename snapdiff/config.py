@@ -16,8 +16,9 @@ __all__ = ["CONFIG_NAME", "TRUSTED_ONLY", "allow_list", "config_arguments", "fin
 CONFIG_NAME = ".snapdiff.yaml"
 _FIX = "see 'Configuration' in the README"
 # A configuration found in the checkout is part of it, and a pull request can change it: it may
-# not choose what runs (templates) or where files go. Only --config FILE may.
-TRUSTED_ONLY = frozenset(("template", "template-dir", "output", "full-report"))
+# not choose what runs (templates), where files go, or which cache is trusted. Only --config
+# FILE may.
+TRUSTED_ONLY = frozenset(("template", "template-dir", "output", "full-report", "cache-dir"))
 # Options that answer one question: given one on the command line, the file's others are not read.
 _TOGETHER = (frozenset(("max-chars", "for")), frozenset(("template", "template-dir")))
 

@@ -6,7 +6,7 @@ import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from .model import Page
+from .model import NOTHING, Page, Tally
 from .report import StackChange, StackMove
 from .schema import Status
 
@@ -68,22 +68,22 @@ def _stack_changes(same: Counter[Key], before: Coverage, after: Coverage) -> lis
     return changes
 
 
-def _totals(pages: Mapping[Key, Page]) -> Counter[str]:
+def _totals(pages: Mapping[Key, Page], rest: Tally) -> Counter[str]:
     """Specs per tag."""
-    totals: Counter[str] = Counter()
+    totals: Counter[str] = Counter(rest.specs)
     for (tag, _), page in pages.items():
         totals[tag] += page.spec_count
     return totals
 
 
 def _mark_whole(
-    changes: list[StackChange], old: Mapping[Key, Page], new: Mapping[Key, Page]
+    changes: list[StackChange], old: Mapping[Key, Page], new: Mapping[Key, Page], rest: Tally
 ) -> list[StackChange]:
     """`root` marked as the whole tag where it holds every spec of its tag on both sides (a
     `root` added or removed with its tag stays a stack row: the tag itself came or went)."""
     if not any(c.name == ROOT for c in changes):
         return changes
-    totals_old, totals_new = _totals(old), _totals(new)
+    totals_old, totals_new = _totals(old, rest), _totals(new, rest)
     return [
         dataclasses.replace(c, whole=True)
         if c.name == ROOT
@@ -95,17 +95,22 @@ def _mark_whole(
 
 
 def stack_coverage(
-    old: Mapping[Key, Page], new: Mapping[Key, Page], differing: list[Key]
+    old: Mapping[Key, Page],
+    new: Mapping[Key, Page],
+    differing: list[Key],
+    rest: Tally = NOTHING,
 ) -> tuple[list[StackChange], list[StackMove], int, int]:
     """Every stack added, removed or changed, the stacks that moved, and how many stacks each
     side holds.
 
     `differing` lists the pages whose content differs (or that one side lacks); the others are
-    equal on both sides and only counted, once.
+    equal on both sides and only counted, once, like the pages both sides hold only as counts
+    (`rest`).
     """
     same = _counts(new, old.keys() - set(differing))
+    same.update(rest.stacks)
     before, after = _coverage(old, differing), _coverage(new, differing)
-    changes = _mark_whole(_stack_changes(same, before, after), old, new)
+    changes = _mark_whole(_stack_changes(same, before, after), old, new, rest)
     # a stack that an unchanged page holds keeps that page's values on both sides: no move
     candidates = sorted((before.keys() & after.keys()) - same.keys())
     moves = stack_moves(old, new, differing, candidates, before, after) if candidates else []

@@ -200,7 +200,7 @@ def _side(snapshot: Snapshot, stacks: int) -> Side:
     return Side(
         printable(snapshot.source),
         snapshot.tags,
-        len(snapshot.pages),
+        snapshot.page_count,
         snapshot.spec_count,
         stacks,
         snapshot.commit,
@@ -255,7 +255,11 @@ def diff_snapshots(
         )
         if change is not None:
             packages.append(change)
-    stacks, moves, stacks_old, stacks_new = stack_coverage(old_pages, new_pages, differing)
+    if old.rest != new.rest:
+        raise AssertionError("the sides of a pair hold different counted-only content")
+    stacks, moves, stacks_old, stacks_new = stack_coverage(
+        old_pages, new_pages, differing, new.rest
+    )
     # what the reports carry of paths and page data, on one line and valid UTF-8
     warnings = tuple(sorted({printable(w) for w in (*old.warnings, *new.warnings)}))
     summary = _summary(packages, stacks)

@@ -82,6 +82,8 @@ def apply_filters(snapshot: Snapshot, filters: Filters) -> Snapshot:
     """The snapshot as if its pages held only the matching specs (same as pre-filtered input)."""
     if not filters.applied:
         return snapshot
+    if snapshot.rest.page_count:
+        raise AssertionError(f"{snapshot.source}: filters need every page loaded, not counted")
     pages = {}
     for (tag, name), page in snapshot.pages.items():
         if not (_matches(tag, filters.tag) and _matches(name, filters.package)):

@@ -12,6 +12,7 @@ __all__ = [
     "Page",
     "Snapshot",
     "Spec",
+    "Tally",
 ]
 
 
@@ -184,8 +185,26 @@ class Page:
 
 
 @dataclass(frozen=True, slots=True)
+class Tally:
+    """Pages held only as counts: the content both sides of a diff hold alike (git revisions
+    read in O(changed) keep no Page for it). The same on both sides of a pair."""
+
+    pages: Mapping[str, int]  # tag -> pages
+    specs: Mapping[str, int]  # tag -> specs
+    stacks: Mapping[tuple[str, str], int]  # (tag, stack) -> specs
+
+    @property
+    def page_count(self) -> int:
+        return sum(self.pages.values())
+
+
+NOTHING = Tally({}, {}, {})
+
+
+@dataclass(frozen=True, slots=True)
 class Snapshot:
-    """Every page of one side of a diff, keyed by (tag, package name)."""
+    """Every page of one side of a diff, keyed by (tag, package name), and the pages it holds
+    alike with the other side only counted (`rest`)."""
 
     source: str
     pages: Mapping[tuple[str, str], Page]
@@ -194,20 +213,27 @@ class Snapshot:
     warnings: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()  # bad pages left out (--keep-going), as error messages
     skipped_keys: frozenset[tuple[str, str]] = frozenset()  # their (tag, package), when known
+    rest: Tally = NOTHING  # pages not in `pages`, equal on the other side of the pair
 
     @property
     def tags(self) -> tuple[str, ...]:
         """The cache tags present, sorted."""
-        return tuple(sorted({tag for tag, _ in self.pages}))
+        return tuple(sorted({tag for tag, _ in self.pages} | self.rest.pages.keys()))
 
     def release_to(self, other: Snapshot) -> bool:
         """Release to release: each side holds one tag, and the tags differ (SPEC section 2)."""
         return len(self.tags) == 1 and len(other.tags) == 1 and self.tags != other.tags
 
     @property
+    def page_count(self) -> int:
+        """How many pages the snapshot holds."""
+        return len(self.pages) + self.rest.page_count
+
+    @property
     def spec_count(self) -> int:
         """How many specs the snapshot holds."""
-        return sum(page.spec_count for page in self.pages.values())
+        held = sum(page.spec_count for page in self.pages.values())
+        return held + sum(self.rest.specs.values())
 
 
 @dataclass(frozen=True, slots=True)

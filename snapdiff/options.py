@@ -111,6 +111,13 @@ def _add_reading(add: Callable[..., object]) -> None:
         action="store_true",
         help="leave out bad pages with a warning each; the report says it is incomplete",
     )
+    add(
+        "--cache-dir",
+        metavar="DIR",
+        help="keep the counts of revisions read here, so that later runs read only what changed "
+        "(default: $XDG_CACHE_HOME/snapdiff, else ~/.cache/snapdiff)",
+    )
+    add("--no-cache", action="store_true", help="neither read nor write the cache")
 
 
 def _add_format(add: Callable[..., object]) -> None:

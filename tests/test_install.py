@@ -68,7 +68,6 @@ def test_every_third_party_import_is_a_declared_dependency() -> None:
     distributions = {
         "yaml": "pyyaml",
         "jinja2": "jinja2",
-        "git": "gitpython",
         "deepdiff": "deepdiff",
         "orjson": "orjson",
         "markupsafe": "markupsafe",

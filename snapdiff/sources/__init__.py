@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -10,6 +11,7 @@ from typing import NamedTuple, Protocol
 
 from ..errors import InputError
 from ..model import Snapshot
+from .changed import Revisions
 from .directory import read_directory
 from .git import GitRepo, TreeFile
 from .index import is_index_file, load_indexes, lone_stack
@@ -23,6 +25,7 @@ from .pages import (
     is_page,
 )
 from .snapshot import PageBytes, PageCache, Problems, build_snapshot, check_changed
+from .tallies import TallyCache
 
 __all__ = [
     "LoadOptions",
@@ -89,9 +92,12 @@ class _GitSide:
         self.problems = problems
         self.progress = progress
         self.revision = repo.resolve(arg)
-        self.files = [
-            (f.path, f.sha) for f in repo.list_files(self.revision.tree) if self._readable(f)
-        ]
+
+    @functools.cached_property
+    def files(self) -> list[tuple[str, str]]:
+        """(path, blob id) of every file read, listed when first asked for."""
+        listed = self.repo.list_files(self.revision.tree)
+        return [(f.path, f.sha) for f in listed if self._readable(f)]
 
     def _readable(self, found: TreeFile) -> bool:
         """Whether a file is read: a regular file no larger than a page can be, outside hidden
@@ -156,6 +162,9 @@ class LoadOptions:
     stack_name: str | None = None  # the stack of a single index.json given as a snapshot
     progress: Progress = _quiet  # told what is being read, now and then (the CLI, on a terminal)
     stack_urls: tuple[tuple[str, str], ...] = ()  # (stack, mirror address) beside a URL side
+    whole: bool = False  # hold every page as a Page (filters by package or tag need them all)
+    cache_dir: str | None = None  # where tallies of revisions are kept across runs (None: not)
+    warn: Progress = _quiet  # told of a cache file ignored or a cache that cannot be written
 
 
 def _open(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> _Side:
@@ -223,6 +232,14 @@ def load_pair(old: str, new: str, options: LoadOptions | None = None) -> Snapsho
     options = options or LoadOptions()
     with _opened() as repos:
         sides = _open(old, options, repos), _open(new, options, repos)
+        if (
+            isinstance(sides[0], _GitSide)
+            and isinstance(sides[1], _GitSide)
+            and sides[0].repo is sides[1].repo
+            and not (options.full or options.whole)
+        ):
+            revisions = _revisions(sides[0].repo, options)
+            return SnapshotPair(*revisions.load(sides[0].revision, sides[1].revision))
         shared = set() if options.full else sides[0].digests() & sides[1].digests()
         cache = PageCache(shared)
         new_snapshot = sides[1].load(cache)
@@ -239,19 +256,30 @@ def load_pair(old: str, new: str, options: LoadOptions | None = None) -> Snapsho
         )
 
 
+def _revisions(repo: GitRepo, options: LoadOptions) -> Revisions:
+    """Revisions of a repository read in O(changed), with the options' tally cache."""
+    tallies = TallyCache(options.cache_dir, options.warn)
+    return Revisions(repo, tallies, PageCache(), options.keep_going, options.progress)
+
+
 def load_history(
     start: str, end: str, options: LoadOptions | None = None
 ) -> Iterator[tuple[Snapshot, Snapshot]]:
     """(before, after) for each first-parent commit after `start` up to `end` that changed pages.
 
-    One cache serves the whole range and parses in full, so each step reads and parses only the
-    blobs its commit changed; commits whose files are all unchanged are passed over.
+    Each step reads and parses only the blobs its commit changed, and counts the rest from the
+    tallies of the step before (`load_pair`); commits that change no file are passed over.
+    With `options.full` or `options.whole` (filters), every page is held: one cache parses in
+    full each blob the range holds, once.
     """
     options = options or LoadOptions()
     with _opened() as repos:
         side = _open(start, options, repos)
         if not isinstance(side, _GitSide):
             raise InputError(start, "a history needs git revisions", "run snapdiff log A..B")
+        if not (options.full or options.whole):
+            yield from _changed_history(side, end, options)
+            return
         cache = PageCache()  # nothing shared: every page parsed in full, once
         before, old_snapshot = side, side.load(cache)
         commits = side.repo.first_parent_commits(start, end)
@@ -266,6 +294,22 @@ def load_history(
             new_snapshot = check_changed(new_snapshot, old_snapshot, after.problems)
             yield old_snapshot, new_snapshot
             before, old_snapshot = after, new_snapshot
+
+
+def _changed_history(
+    start: _GitSide, end: str, options: LoadOptions
+) -> Iterator[tuple[Snapshot, Snapshot]]:
+    """`load_history` in O(changed): each step's pair as `load_pair` reads it."""
+    revisions = _revisions(start.repo, options)
+    commits = start.repo.first_parent_commits(start.revision.arg, end)
+    before = start.revision
+    for number, commit in enumerate(commits, start=1):
+        options.progress(f"commit {number:,} of {len(commits):,} ({commit[:12]})")
+        after = start.repo.resolve(commit)
+        if after.tree == before.tree:
+            continue
+        yield revisions.load(before, after)
+        before = after
 
 
 def merge_base(one: str, other: str, repo: str | None = None) -> str:

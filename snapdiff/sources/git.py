@@ -1,29 +1,67 @@
-"""Read catalogue pages at a git revision from the object store (the only GitPython import).
+"""Read catalogue pages at a git revision from the object store, with git's plumbing commands.
 
-Nothing is checked out: trees are listed with `git ls-tree` and blobs read through one persistent,
-pipelined `git cat-file --batch`, both driven through GitPython's command wrapper (much faster
-than GitPython's object database, one request at a time: docs/performance.md). The work tree,
-index, stash and refs are never touched.
+Nothing is checked out: trees are listed with `git ls-tree`, compared with `git diff-tree`, and
+blobs read through one persistent, pipelined `git cat-file --batch` (much faster than reading
+objects one request at a time: docs/performance.md). git runs as a subprocess: GitPython, which
+only wrapped these commands here, cost 56 ms to import on every run. The work tree, index, stash
+and refs are never touched.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import os
 import subprocess
 import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import IO, Any, NamedTuple
+from typing import IO, NamedTuple
 
 from ..errors import InputError
 
-__all__ = ["GitRepo", "Revision", "TreeFile"]
+__all__ = ["MISSING_FIX", "Changed", "GitError", "GitRepo", "Revision", "TreeEntry", "TreeFile"]
 
-_MISSING_FIX = "a shallow or partial clone? fetch the history: git fetch --unshallow"
+MISSING_FIX = "a shallow or partial clone? fetch the history: git fetch --unshallow"
 
 
-def _text(value: bytes | str) -> str:
-    """GitPython returns object headers as bytes (typed as str)."""
-    return value.decode() if isinstance(value, bytes) else value
+class GitError(Exception):
+    """A git command that failed (its words are in the message)."""
+
+
+def _git(
+    args: list[str], data: bytes | None = None, check: bool = True
+) -> subprocess.CompletedProcess[bytes]:
+    """Run git and wait for it; GitError when `check` and it fails."""
+    try:
+        done = subprocess.run(["git", *args], input=data, capture_output=True, check=False)
+    except OSError as exc:
+        raise InputError("git", f"cannot run git: {exc.strerror}", "install git") from exc
+    if check and done.returncode != 0:
+        what = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise GitError(what[-1] if what else f"git {args[2] if len(args) > 2 else ''} failed")
+    return done
+
+
+def _stop(proc: subprocess.Popen[bytes], kill: bool = False) -> None:
+    """End a long-running git process (at once with `kill`) and close its pipes."""
+    if kill:
+        proc.kill()
+    for pipe in (proc.stdin, proc.stdout):
+        if pipe is not None:
+            with contextlib.suppress(OSError):
+                pipe.close()
+    proc.wait()
+
+
+def _start(args: list[str]) -> subprocess.Popen[bytes]:
+    """A long-running git process that answers requests on its standard input."""
+    try:
+        return subprocess.Popen(
+            ["git", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
+        )
+    except OSError as exc:
+        raise InputError("git", f"cannot run git: {exc.strerror}", "install git") from exc
 
 
 @dataclass(frozen=True)
@@ -68,33 +106,80 @@ class TreeFile(NamedTuple):
     link: bool
 
 
+class TreeEntry(NamedTuple):
+    """One entry of a tree, not recursed into: its name, kind (`tree`, `blob`, ...) and id."""
+
+    name: str
+    kind: str
+    sha: str
+    mode: str
+
+
+class Changed(NamedTuple):
+    """A file whose blob or mode differs between two trees; None on the side that lacks it."""
+
+    path: str
+    old: TreeFile | None
+    new: TreeFile | None
+
+
+_NULL_SHA = "0" * 40
+_FILE_MODES = ("100644", "100755", "120000")
+
+
+def _side_of(path: str, mode: str, sha: str) -> TreeFile | None:
+    """A side of a tree diff line as a file (size unknown: -1), or None when it has none."""
+    if sha == _NULL_SHA or mode not in _FILE_MODES:
+        return None
+    return TreeFile(path, sha, -1, mode == "120000")
+
+
 class GitRepo:
     """One repository, read-only: resolve revisions, list trees, read blobs."""
 
     def __init__(self, path: str) -> None:
-        import git  # deferred: directory snapshots do not need it
-
-        try:
-            self._repo = git.Repo(path, search_parent_directories=True)
-        except (git.InvalidGitRepositoryError, git.NoSuchPathError) as exc:
+        found = _git(["-C", path, "rev-parse", "--absolute-git-dir"], check=False)
+        if found.returncode != 0:
             raise InputError(
                 path, "not a git repository", "run inside a catalogue repository or pass --repo"
-            ) from exc
-        self._git = self._repo.git
-        self._batch: Any = None
+            )
+        self._dir = os.fsdecode(found.stdout.rstrip(b"\n"))
+        self._asked = path
+        self._headers: subprocess.Popen[bytes] | None = None
+        self._batch: subprocess.Popen[bytes] | None = None
 
-    @property
+    def _run(self, *args: str, data: bytes | None = None) -> bytes:
+        """A git command's output; GitError when it fails."""
+        done = _git(["--git-dir", self._dir, *args], data)
+        return done.stdout
+
+    def _listing(self, *args: str) -> bytes:
+        """The output of a command listing trees, whose objects may be missing from a clone."""
+        try:
+            return self._run(*args)
+        except GitError as exc:
+            raise InputError(f"{args[0]} {args[-1]}", str(exc), MISSING_FIX) from exc
+
+    @functools.cached_property
     def path(self) -> str:
         """The repository's top folder (or git dir for a bare repository)."""
-        return str(self._repo.working_tree_dir or self._repo.git_dir)
+        found = _git(["-C", self._asked, "rev-parse", "--show-toplevel"], check=False)
+        return os.fsdecode(found.stdout.rstrip(b"\n")) if found.returncode == 0 else self._dir
 
     def _header(self, name: str) -> tuple[str, str] | None:
-        """(id, type) of the object a name resolves to, or None."""
-        try:
-            sha, kind, _ = self._git.get_object_header(name)
-        except ValueError:
+        """(id, type) of the object a name resolves to, or None (one persistent
+        `git cat-file --batch-check`, asked one name at a time)."""
+        if "\n" in name or "\r" in name:
             return None
-        return _text(sha), _text(kind)
+        if self._headers is None:
+            self._headers = _start(["--git-dir", self._dir, "cat-file", "--batch-check"])
+        assert self._headers.stdin is not None and self._headers.stdout is not None
+        self._headers.stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
+        self._headers.stdin.flush()
+        answer = self._headers.stdout.readline().split()
+        if len(answer) != 3:
+            return None
+        return answer[0].decode(), answer[1].decode()
 
     def resolve(self, arg: str) -> Revision:
         """The tree a revision names: `REV`, or `REV:path` for a folder inside it."""
@@ -118,14 +203,15 @@ class GitRepo:
         return Revision(arg, tree[0], commit, date)
 
     def _commit_of(self, rev: str) -> tuple[str | None, str | None]:
+        """The short id and committer date (ISO 8601) of the commit a revision names."""
         found = self._header(f"{rev}^{{commit}}")
         if found is None:
             return None, None
-        commit = self._repo.commit(found[0])
-        return self._git.rev_parse("--short", found[0]), commit.committed_datetime.isoformat()
+        short, date = self._run("show", "-s", "--format=%h%n%cI", found[0]).decode().split()
+        return short, date
 
     def _unknown_fix(self) -> str:
-        if self._git.rev_parse("--is-shallow-repository") == "true":
+        if self._run("rev-parse", "--is-shallow-repository").strip() == b"true":
             return "this clone is shallow: git fetch --unshallow, or name a newer revision"
         return f"check the name with git log, in {self.path}"
 
@@ -135,8 +221,8 @@ class GitRepo:
             if rev.startswith("-") or self._header(f"{rev}^{{commit}}") is None:
                 raise InputError(rev, "no such commit", self._unknown_fix())
         try:
-            return str(self._git.merge_base(one, other)).strip()
-        except Exception as exc:  # GitCommandError: no common ancestor
+            return self._run("merge-base", one, other).decode().strip()
+        except GitError as exc:  # no common ancestor
             fix = "compare two revisions that share history, or give OLD and NEW"
             raise InputError(f"{one}...{other}", "no common ancestor", fix) from exc
 
@@ -145,13 +231,13 @@ class GitRepo:
         for rev in (start, end):
             if self._header(f"{rev}^{{commit}}") is None:
                 raise InputError(rev, "no such commit", self._unknown_fix())
-        out = self._git.rev_list("--first-parent", "--reverse", f"{start}..{end}", "--")
-        return str(out).split()
+        out = self._run("rev-list", "--first-parent", "--reverse", f"{start}..{end}", "--")
+        return out.decode().split()
 
     def list_files(self, tree: str) -> list[TreeFile]:
         """Every file below a tree, sorted by path: regular files and symbolic links, with each
         blob's size from the tree listing, so that no blob is read to learn how large it is."""
-        out = self._git.ls_tree("-r", "-z", "-l", "--full-tree", tree, stdout_as_string=False)
+        out = self._listing("ls-tree", "-r", "-z", "-l", "--full-tree", tree)
         files = []
         for entry in out.split(b"\0"):
             if not entry:
@@ -165,6 +251,50 @@ class GitRepo:
                 files.append(TreeFile(name, sha.decode(), length, mode == b"120000"))
         return sorted(files)
 
+    def list_tree(self, tree: str) -> list[TreeEntry]:
+        """The entries of one tree, not recursed into."""
+        out = self._listing("ls-tree", "-z", "--full-tree", tree)
+        entries = []
+        for entry in out.split(b"\0"):
+            if entry:
+                info, _, name = entry.partition(b"\t")
+                mode, kind, sha = info.decode().split()
+                entries.append(TreeEntry(name.decode("utf-8", "surrogateescape"), kind, sha, mode))
+        return entries
+
+    def changed_files(self, old: str, new: str) -> list[Changed]:
+        """Every file whose blob or mode differs between two trees, sorted by path: one
+        `git diff-tree -r --no-renames` (renames would cost seconds on a new tag folder, and
+        a page moved is a page removed and one added)."""
+        out = self._listing("diff-tree", "-r", "-z", "--no-renames", old, new)
+        fields = out.split(b"\0")
+        found = []
+        for info, raw_path in zip(fields[0::2], fields[1::2], strict=False):
+            parts = info.decode().lstrip(":").split()
+            if len(parts) < 5:
+                continue
+            path = raw_path.decode("utf-8", "surrogateescape")
+            before = _side_of(path, parts[0], parts[2])
+            after = _side_of(path, parts[1], parts[3])
+            if before is not None or after is not None:
+                found.append(Changed(path, before, after))
+        return sorted(found)
+
+    def sizes(self, ids: Iterable[str]) -> dict[str, int | None]:
+        """The size of each blob (None: missing from the repository), from one
+        `git cat-file --batch-check`, so that no blob is read to learn how large it is."""
+        wanted = list(ids)
+        if not wanted:
+            return {}
+        out = self._run(
+            "cat-file", "--batch-check", data="".join(f"{s}\n" for s in wanted).encode()
+        )
+        found: dict[str, int | None] = {}
+        for sha, line in zip(wanted, out.decode().splitlines(), strict=False):
+            fields = line.split()
+            found[sha] = int(fields[2]) if len(fields) == 3 and fields[1] == "blob" else None
+        return found
+
     def read_blobs(self, ids: Iterable[str], where: str) -> Iterator[tuple[str, bytes]]:
         """(id, content) of each blob, in order, through one pipelined `git cat-file --batch`.
 
@@ -177,9 +307,10 @@ class GitRepo:
         if not wanted:
             return
         if self._batch is None:
-            self._batch = self._git.cat_file("--batch", as_process=True, istream=subprocess.PIPE)
-            _widen(self._batch.proc.stdout)
-        proc = self._batch.proc
+            self._batch = _start(["--git-dir", self._dir, "cat-file", "--batch"])
+        proc = self._batch
+        assert proc.stdin is not None and proc.stdout is not None
+        _widen(proc.stdout)
         threading.Thread(target=_send, args=(proc.stdin, wanted), daemon=True).start()
         stdout = proc.stdout
         done = False
@@ -188,20 +319,19 @@ class GitRepo:
                 header = stdout.readline().split()
                 if len(header) != 3:
                     what = f"object {sha} is missing from the repository"
-                    raise InputError(where, what, _MISSING_FIX)
+                    raise InputError(where, what, MISSING_FIX)
                 data = stdout.read(int(header[2]))
                 stdout.read(1)
                 yield sha, data
             done = True
         finally:
             if not done:  # the pipes still hold the rest of the request: start afresh next time
-                proc.kill()
+                _stop(proc, kill=True)
                 self._batch = None
 
     def close(self) -> None:
         """Stop the cat-file process and release the repository."""
-        if self._batch is not None:
-            self._batch.proc.stdin.close()
-            self._batch.proc.wait()
-            self._batch = None
-        self._repo.close()
+        for proc in (self._batch, self._headers):
+            if proc is not None:
+                _stop(proc)
+        self._batch = self._headers = None

@@ -5,10 +5,11 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Set
+from types import MappingProxyType
 from typing import NamedTuple
 
 from ..errors import InputError
-from ..model import Page, Snapshot
+from ..model import NOTHING, Page, Snapshot, Tally
 from .pages import ParsedPage, counts_from_meta, parse_page
 
 __all__ = ["PageBytes", "PageCache", "Problems", "build_snapshot", "check_changed"]
@@ -84,13 +85,15 @@ class PageCache:
 def _check_unique(
     page: Page,
     hashes: tuple[str, ...],
-    pages: dict[tuple[str, str], Page],
+    pages: Mapping[tuple[str, str], Page],
     seen: dict[tuple[str, str], str],
+    counted: Mapping[tuple[str, str], str],
 ) -> None:
     """A package twice in one tag, or a hash on two pages of one tag, is an input error."""
     other = pages.get((page.tag, page.name))
-    if other is not None:
-        what = f"second page for {page.name} under tag {page.tag} (first: {other.source})"
+    first = other.source if other is not None else counted.get((page.tag, page.name))
+    if first is not None:
+        what = f"second page for {page.name} under tag {page.tag} (first: {first})"
         raise InputError(page.source, what, "keep one page per package and tag")
     for digest in hashes:
         first = seen.get((page.tag, digest))
@@ -105,14 +108,19 @@ def build_snapshot(
     problems: Problems,
     commit: str | None = None,
     date: str | None = None,
+    rest: Tally = NOTHING,
+    counted: Mapping[tuple[str, str], str] = MappingProxyType({}),
 ) -> Snapshot:
-    """Gather parsed pages into a Snapshot, each package and hash once per tag."""
+    """Gather parsed pages into a Snapshot, each package and hash once per tag.
+
+    `rest` counts the pages held only as counts, `counted` names their (tag, name) and source.
+    """
     pages: dict[tuple[str, str], Page] = {}
     seen: dict[tuple[str, str], str] = {}
     warnings: list[str] = []
     for page, hashes, page_warnings in parsed:
         try:
-            _check_unique(page, hashes, pages, seen)
+            _check_unique(page, hashes, pages, seen, counted)
         except InputError as error:
             problems.skip(error)
             continue
@@ -120,17 +128,17 @@ def build_snapshot(
         pages[(page.tag, page.name)] = page
         for digest in hashes:
             seen[(page.tag, digest)] = page.source
-    _require_pages(source, pages)
+    _require_pages(source, pages, rest)
     ordered = {key: pages[key] for key in sorted(pages)}
     skipped = tuple(problems.skipped)
     return Snapshot(
-        source, ordered, commit, date, tuple(warnings), skipped, frozenset(problems.keys)
+        source, ordered, commit, date, tuple(warnings), skipped, frozenset(problems.keys), rest
     )
 
 
-def _require_pages(source: str, pages: Mapping[tuple[str, str], Page]) -> None:
+def _require_pages(source: str, pages: Mapping[tuple[str, str], Page], rest: Tally) -> None:
     """A snapshot with no page at all is an input error."""
-    if not pages:
+    if not pages and not rest.page_count:
         fix = "point at a catalogue directory, a folder of page files, or a revision holding them"
         raise InputError(source, f"no catalogue pages found under {source}", fix)
 
@@ -164,7 +172,7 @@ def check_changed(snapshot: Snapshot, other: Snapshot, problems: Problems) -> Sn
     if not bad:
         return snapshot
     pages = {key: page for key, page in snapshot.pages.items() if key not in bad}
-    _require_pages(snapshot.source, pages)
+    _require_pages(snapshot.source, pages, snapshot.rest)
     return dataclasses.replace(
         snapshot,
         pages=pages,

@@ -1,0 +1,336 @@
+"""Two git revisions in O(changed): read only the files that differ, count the rest from tallies.
+
+The tree diff (`git diff-tree -r --no-renames`) names every file whose blob or mode differs; those
+blobs, of both sides, are read through one `git cat-file --batch` and parsed in full. Everything
+else is the same on both sides, so a diff needs only its counts: they come, per unit (a tag
+folder `_cache/<tag>`, or the rest of the revision), from the tally of either side less that
+side's changed pages. A unit neither side has a tally of is counted once, from its unchanged
+pages' `meta` lines, as every page was before. Then each side's tally (the unchanged part plus
+that side's changed pages) is stored, when the side loaded without a problem.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from ..errors import InputError
+from ..model import Snapshot
+from .git import MISSING_FIX, GitRepo, Revision, TreeEntry, TreeFile
+from .pages import (
+    NOT_REGULAR_FIX,
+    ParsedPage,
+    check_size,
+    is_candidate,
+    is_catalogue_path,
+    is_page,
+)
+from .snapshot import PageBytes, PageCache, Problems, build_snapshot, check_changed
+from .tallies import TallyCache, UnitTally, total
+
+__all__ = ["Revisions"]
+
+_CATALOGUE = "_cache"
+_EVERY = 2000  # pages between two words of progress
+
+
+@dataclass
+class _Side:
+    """One revision of the pair: its units, and its changed files that are pages."""
+
+    rev: Revision
+    problems: Problems
+    units: dict[str, str] = field(default_factory=dict)  # prefix -> unit id
+    rest: list[TreeEntry] = field(default_factory=list)  # what the unit "" is made of
+    pages: dict[str, ParsedPage] = field(default_factory=dict)  # changed path -> page
+    bad: set[str] = field(default_factory=set)  # changed paths that are bad pages
+
+    def source(self, path: str) -> str:
+        return f"{self.rev.arg}:{path}"
+
+    def in_unit(self, prefix: str) -> Iterator[tuple[str, ParsedPage]]:
+        """(path in the unit, page) of the changed pages in one unit."""
+        for path, parsed in self.pages.items():
+            if _prefix(path, self.units) == prefix:
+                yield path[len(prefix) :], parsed
+
+
+def _units(repo: GitRepo, side: _Side) -> None:
+    """A tree's units, prefix -> id: `_cache/<tag>/` -> that folder's tree id, and "" -> the
+    rest (an id of the entries it is made of: the top and `_cache` less the tag folders)."""
+    tree = side.rev.tree
+    top = repo.list_tree(tree)
+    folder = next((e for e in top if e.name == _CATALOGUE and e.kind == "tree"), None)
+    if folder is None:
+        side.units, side.rest = {"": tree}, [TreeEntry("", "tree", tree, "040000")]
+        return
+    side.rest = [e for e in top if e is not folder]
+    for entry in repo.list_tree(folder.sha):
+        name = f"{_CATALOGUE}/{entry.name}"
+        if entry.kind == "tree" and is_candidate(f"{name}/x"):
+            side.units[f"{name}/"] = entry.sha
+        else:
+            side.rest.append(entry._replace(name=name))
+    listing = "".join(f"{e.mode} {e.kind} {e.sha}\t{e.name}\0" for e in side.rest)
+    digest = hashlib.sha1(listing.encode("utf-8", "surrogateescape"), usedforsecurity=False)
+    side.units[""] = "rest-" + digest.hexdigest()
+
+
+def _prefix(path: str, units: dict[str, str]) -> str:
+    """The unit a path belongs to."""
+    if path.startswith(_CATALOGUE + "/"):
+        cut = path.find("/", len(_CATALOGUE) + 1)
+        if cut > 0 and path[: cut + 1] in units:
+            return path[: cut + 1]
+    return ""
+
+
+def _notes(parsed: ParsedPage) -> list[str]:
+    """A page's warnings without its source (a tally serves any revision holding the page)."""
+    label = parsed.page.source + ": "
+    return [w[len(label) :] if w.startswith(label) else w for w in parsed.warnings]
+
+
+Progress = Callable[[str], None]
+
+
+class _Reader:
+    """Files of one repository read as pages: each distinct blob read and parsed once."""
+
+    def __init__(self, repo: GitRepo, cache: PageCache, progress: Progress) -> None:
+        self.repo = repo
+        self.cache = cache
+        self.progress = progress
+
+    def _readable(self, found: TreeFile, sides: list[_Side]) -> bool:
+        """A regular file outside hidden folders, not too large; a page by its place that is a
+        link or too large is a bad page (on every side holding it)."""
+        if not is_candidate(found.path):
+            return False
+        try:
+            if found.link:
+                what = "a symbolic link, not a page"
+                raise InputError(sides[0].source(found.path), what, NOT_REGULAR_FIX)
+            if found.size >= 0:
+                check_size(found.size, sides[0].source(found.path))
+        except InputError as error:
+            if is_catalogue_path(found.path):
+                for side in sides:
+                    side.bad.add(found.path)
+                    side.problems.skip(InputError(side.source(found.path), error.what, error.fix))
+            return False
+        return True
+
+    def read(
+        self, files: list[tuple[TreeFile, list[_Side]]]
+    ) -> Iterator[tuple[str, _Side, ParsedPage]]:
+        """(path, side, page) of each file that is a page, for each side holding it; a bad page
+        is a problem of each side holding it."""
+        readable = [(found, sides) for found, sides in files if self._readable(found, sides)]
+        needed: dict[str, dict[bool, tuple[_Side, str]]] = {}  # sha -> layout -> first place
+        for found, sides in readable:
+            if found.sha not in self.cache:
+                layouts = needed.setdefault(found.sha, {})
+                layouts.setdefault(is_catalogue_path(found.path), (sides[0], found.path))
+        results: dict[tuple[str, bool], ParsedPage | InputError | None] = {}
+        sizes = self.repo.sizes(needed)
+        for sha, layouts in needed.items():
+            size = sizes.get(sha)
+            side, path = next(iter(layouts.values()))
+            if size is None:
+                what = f"object {sha} is missing from the repository"
+                raise InputError(side.rev.arg, what, MISSING_FIX)
+            for layout, (side, path) in layouts.items():
+                try:
+                    check_size(size, side.source(path))
+                except InputError as error:  # not read: a bad page by its place, else not one
+                    results[(sha, layout)] = error if layout else None
+        unread = {sha for sha, _ in results}
+        fresh = [sha for sha in needed if sha not in unread]
+        where = readable[0][1][0].rev.arg if readable else ""
+        for count, (sha, data) in enumerate(self.repo.read_blobs(fresh, where), start=1):
+            if count % _EVERY == 0:
+                self.progress(f"{where}: {count:,} of {len(fresh):,} pages")
+            for layout, (side, path) in needed[sha].items():
+                results[(sha, layout)] = self._parse(sha, data, layout, side.source(path))
+        for found, sides in readable:
+            if found.sha in self.cache:
+                for side in sides:
+                    yield found.path, side, self.cache.get(found.sha, side.source(found.path))
+                continue
+            got = results[(found.sha, is_catalogue_path(found.path))]
+            if isinstance(got, InputError):
+                for side in sides:
+                    side.bad.add(found.path)
+                    side.problems.skip(InputError(side.source(found.path), got.what, got.fix))
+
+    def _parse(
+        self, sha: str, data: bytes, layout: bool, source: str
+    ) -> ParsedPage | InputError | None:
+        """The page, the error that makes it a bad page, or None when the file is not a page."""
+        if not (layout or is_page(data)):
+            return None
+        try:
+            return self.cache.parse(PageBytes(source, data, sha))
+        except InputError as error:
+            return error
+
+
+class _Counted:
+    """The content both sides hold alike, unit by unit: its tally, and whether it is clean (no
+    bad page in it, so that tallies built on it may be kept)."""
+
+    def __init__(self) -> None:
+        self.units: dict[str, UnitTally] = {}
+        self.clean: dict[str, bool] = {}
+
+
+class Revisions:
+    """Two revisions of one repository, loaded in O(changed)."""
+
+    def __init__(
+        self,
+        repo: GitRepo,
+        tallies: TallyCache,
+        pages: PageCache,
+        keep_going: bool = False,
+        progress: Progress = lambda _: None,
+    ) -> None:
+        self.repo = repo
+        self.tallies = tallies
+        self.reader = _Reader(repo, pages, progress)
+        self.keep_going = keep_going
+        self._units: dict[str, tuple[dict[str, str], list[TreeEntry]]] = {}  # by tree id
+
+    def _side(self, rev: Revision) -> _Side:
+        side = _Side(rev, Problems(self.keep_going))
+        if rev.tree not in self._units:
+            _units(self.repo, side)
+            self._units[rev.tree] = side.units, side.rest
+        side.units, side.rest = self._units[rev.tree]
+        return side
+
+    def load(self, older: Revision, newer: Revision) -> tuple[Snapshot, Snapshot]:
+        """Both snapshots: the changed pages in full, the rest as counts."""
+        old, new = self._side(older), self._side(newer)
+        changed = self.repo.changed_files(old.rev.tree, new.rev.tree)
+        files = [(c.new, [new]) for c in changed if c.new is not None]
+        files += [(c.old, [old]) for c in changed if c.old is not None]
+        for path, side, parsed in self.reader.read(files):
+            side.pages[path] = parsed
+        counted = _Counted()
+        for prefix in sorted(old.units.keys() | new.units.keys()):
+            self._count(prefix, old, new, {c.path for c in changed}, counted)
+        snapshots = (self._snapshot(old, counted, False), self._snapshot(new, counted, True))
+        old_snapshot = check_changed(snapshots[0], snapshots[1], old.problems)
+        new_snapshot = check_changed(snapshots[1], old_snapshot, new.problems)
+        self._keep(old, new, counted)
+        self.reader.cache.keep({parsed.page.digest for parsed in new.pages.values()})
+        return old_snapshot, new_snapshot
+
+    def _count(
+        self, prefix: str, old: _Side, new: _Side, changed: set[str], counted: _Counted
+    ) -> None:
+        """The tally of a unit's content both sides hold alike."""
+        ids = old.units.get(prefix), new.units.get(prefix)
+        if ids[0] is None or ids[1] is None:  # a unit one side lacks: all of it changed
+            counted.units[prefix], counted.clean[prefix] = UnitTally(), True
+            return
+        for side, unit in ((old, ids[0]), (new, ids[1])):
+            base = self.tallies.get(unit)
+            if base is not None and not any(_prefix(p, side.units) == prefix for p in side.bad):
+                found = _less(base, side, prefix)
+                if found is not None:
+                    counted.units[prefix], counted.clean[prefix] = found, True
+                    return
+        counted.units[prefix], counted.clean[prefix] = self._read_unchanged(
+            prefix, old, new, changed
+        )
+
+    def _read_unchanged(
+        self, prefix: str, old: _Side, new: _Side, changed: set[str]
+    ) -> tuple[UnitTally, bool]:
+        """Count a unit's unchanged pages from their `meta` lines (as the new side's)."""
+        listing = self._files(prefix, new)
+        files = [(f, [new, old]) for f in listing if f.path not in changed]
+        shared = {f.sha for f, _ in files}
+        counter = _Reader(self.repo, PageCache(shared), self.reader.progress)
+        tally, clean = UnitTally(), True
+        problems = len(old.problems.skipped), len(new.problems.skipped)
+        for path, side, parsed in counter.read(files):
+            if side is not new:
+                continue
+            page = parsed.page
+            first = tally.keys.get((page.tag, page.name))
+            if first is not None:  # a package twice in one tag
+                what = f"second page for {page.name} under tag {page.tag} (first: "
+                for each in (new, old):
+                    each.problems.skip(
+                        InputError(
+                            each.source(path),
+                            what + each.source(prefix + first) + ")",
+                            "keep one page per package and tag",
+                        )
+                    )
+                clean = False
+                continue
+            tally.add(path[len(prefix) :], page, _notes(parsed))
+        clean = clean and problems == (len(old.problems.skipped), len(new.problems.skipped))
+        return tally, clean
+
+    def _files(self, prefix: str, side: _Side) -> list[TreeFile]:
+        """Every file of a unit, with its path in the revision."""
+        if prefix:
+            listed = self.repo.list_files(side.units[prefix])
+            return [f._replace(path=prefix + f.path) for f in listed]
+        found = []
+        for entry in side.rest:
+            if entry.kind == "tree":
+                below = f"{entry.name}/" if entry.name else ""
+                found += [f._replace(path=below + f.path) for f in self.repo.list_files(entry.sha)]
+            elif entry.kind == "blob" and entry.mode in ("100644", "100755", "120000"):
+                found.append(TreeFile(entry.name, entry.sha, -1, entry.mode == "120000"))
+        return sorted(found)
+
+    def _snapshot(self, side: _Side, counted: _Counted, newer: bool) -> Snapshot:
+        """A side's snapshot: its changed pages, and the counted content (named as its own;
+        its warnings are the newer side's, as a diff reports them once)."""
+        names: dict[tuple[str, str], str] = {}
+        warnings = []
+        for prefix, tally in counted.units.items():
+            for key, path in tally.keys.items():
+                names[key] = side.source(prefix + path)
+            for path, notes in tally.notes.items() if newer else ():
+                warnings += [f"{side.source(prefix + path)}: {note}" for note in notes]
+        rest = total(list(counted.units.values()))
+        parsed = [side.pages[path] for path in sorted(side.pages)]
+        rev = side.rev
+        snapshot = build_snapshot(rev.arg, parsed, side.problems, rev.commit, rev.date, rest, names)
+        return dataclasses.replace(snapshot, warnings=(*snapshot.warnings, *warnings))
+
+    def _keep(self, old: _Side, new: _Side, counted: _Counted) -> None:
+        """Store each side's tally of every unit it has none of, when it loaded cleanly."""
+        for side in (old, new):
+            if side.problems.skipped:
+                continue
+            for prefix, unit in side.units.items():
+                if not counted.clean[prefix] or self.tallies.get(unit) is not None:
+                    continue
+                tally = counted.units[prefix].copy()
+                for path, parsed in side.in_unit(prefix):
+                    tally.add(path, parsed.page, _notes(parsed))
+                self.tallies.put(unit, tally)
+
+
+def _less(base: UnitTally, side: _Side, prefix: str) -> UnitTally | None:
+    """A unit's tally less the side's changed pages in it: the part both sides hold alike; None
+    when the tally does not hold those pages as they are (it is then not used)."""
+    tally = base.copy()
+    for path, parsed in side.in_unit(prefix):
+        page = parsed.page
+        if tally.keys.get((page.tag, page.name)) != path:
+            return None
+        tally.remove(path, page)
+    return tally

@@ -1,0 +1,249 @@
+"""Git mode in O(changed) and its tally cache: the same bytes cold, warm and corrupted.
+
+Every golden case is committed to a repository (its `old` and `new` as two tagged commits) and
+compared in git mode with an empty cache, a warm one, and one whose every file was damaged; the
+JSON must also be the golden one (but for the commit ids and dates only git revisions have).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+from clirun import run
+from gitrepo import commit, git, new_repo
+from hypothesis import given
+from pagegen import as_json, spec, write_page
+from test_properties import snapshots, write
+
+from snapdiff.cli import main
+from snapdiff.diff import diff_snapshots
+from snapdiff.sources import LoadOptions, load_pair, tallies
+
+CASES = Path(__file__).parent / "cases"
+CASE_NAMES = sorted(p.name for p in CASES.iterdir() if (p / "old").is_dir())
+
+
+def committed(case: Path, repo: Path) -> Path:
+    """A repository holding a case's `old` and `new` as the commits tagged so."""
+    new_repo(repo)
+    for day, side in enumerate(("old", "new"), start=1):
+        for item in repo.iterdir():
+            if item.name != ".git":
+                shutil.rmtree(item) if item.is_dir() else item.unlink()
+        shutil.copytree(case / side, repo, dirs_exist_ok=True, copy_function=shutil.copy)
+        commit(repo, side, day)
+        git(repo, "tag", side)
+    return repo
+
+
+def snapdiff(repo: Path, cache: Path, *extra: str) -> str:
+    """The output of `snapdiff old new` in git mode with this cache folder."""
+    out = repo.parent / "out"
+    argv = ["old", "new", "--repo", str(repo), "--cache-dir", str(cache), "-o", str(out)]
+    assert main([*argv, *extra]) == 0
+    return out.read_text(encoding="utf-8")
+
+
+def as_directories(text: str) -> dict[str, Any]:
+    """A git-mode JSON report as the same report of the two folders: no commit ids or dates,
+    and sources named `old/path`, not `old:path`."""
+    data: dict[str, Any] = json.loads(re.sub(r'"(old|new):', r'"\1/', text))
+    for side in ("old", "new"):
+        data[side]["commit"] = data[side]["date"] = None
+    return data
+
+
+def damage(folder: Path, how: str) -> int:
+    """Damage every tally file in the folder one way; how many there were."""
+    files = sorted(p for p in folder.rglob("*") if p.is_file())
+    for path in files:
+        data = path.read_bytes()
+        header, _, body = data.partition(b"\n")
+        if how == "truncated":
+            path.write_bytes(data[: len(data) // 2])
+        elif how == "flipped":
+            middle = len(body) // 2
+            flipped = body[:middle] + bytes([body[middle] ^ 1]) + body[middle + 1 :]
+            path.write_bytes(header + b"\n" + flipped)
+        elif how == "foreign":
+            path.write_bytes(header.replace(b"snapdiff-tally", b"other-tool") + b"\n" + body)
+        elif how == "garbage":
+            path.write_bytes(os.urandom(300))
+        elif how == "empty":
+            path.write_bytes(b"")
+        elif how == "fifo":
+            path.unlink()
+            os.mkfifo(path)
+        elif how == "folder":
+            path.unlink()
+            path.mkdir()
+    return len(files)
+
+
+@pytest.mark.parametrize("case", CASE_NAMES)
+def test_golden_cases_in_git_mode_cold_warm_and_corrupted(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = committed(CASES / case, tmp_path / "repo")
+    cache = tmp_path / "cache"
+    for fmt in ("json", "markdown"):
+        shutil.rmtree(cache, ignore_errors=True)
+        cold = snapdiff(repo, cache, "--format", fmt)
+        assert any(cache.rglob("*")), "a cold run stores its tallies"
+        warm = snapdiff(repo, cache, "--format", fmt)
+        assert warm == cold
+        damage(cache, "flipped")
+        capsys.readouterr()
+        corrupted = snapdiff(repo, cache, "--format", fmt)
+        assert corrupted == cold
+        assert "ignoring the cache file" in capsys.readouterr().err
+        again = snapdiff(repo, cache, "--format", fmt)
+        assert again == cold and "ignoring" not in capsys.readouterr().err, "rebuilt"
+        uncached = snapdiff(repo, cache, "--format", fmt, "--no-cache")
+        assert uncached == cold
+    expected = json.loads((CASES / case / "expected.json").read_text(encoding="utf-8"))
+    shutil.rmtree(cache)
+    assert as_directories(snapdiff(repo, cache, "--format", "json")) == expected
+
+
+@pytest.mark.parametrize(
+    "how", ["truncated", "flipped", "foreign", "garbage", "empty", "fifo", "folder"]
+)
+def test_a_damaged_cache_file_is_ignored_with_a_warning_and_rebuilt(
+    how: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = committed(CASES / "real-v1-v2", tmp_path / "repo")
+    cache = tmp_path / "cache"
+    cold = snapdiff(repo, cache)
+    assert damage(cache, how) >= 2
+    capsys.readouterr()
+    assert snapdiff(repo, cache) == cold
+    err = capsys.readouterr().err
+    assert "ignoring the cache file" in err and "rebuilding it" in err
+    assert all(line.startswith("snapdiff: warning: ") for line in err.splitlines())
+    if how != "folder":  # a folder in a file's place cannot be replaced by one
+        assert snapdiff(repo, cache) == cold
+        assert "ignoring" not in capsys.readouterr().err
+
+
+def daily_repo(path: Path) -> Path:
+    """Three daily commits: one spec added, then one page removed and another changed."""
+    repo = new_repo(path)
+    write_page(repo, "zlib", [spec("a", "1.0")])
+    write_page(repo, "cmake", [spec("c", "3.1", ("e4s", "root"))])
+    write_page(repo, "hdf5", [spec("h", "1.14")])
+    commit(repo, "day 1", 1)
+    write_page(repo, "zlib", [spec("a", "1.0"), spec("b", "1.1")])
+    commit(repo, "day 2", 2)
+    (repo / "_cache" / "develop" / "hdf5" / "specs.md").unlink()
+    write_page(repo, "cmake", [spec("c", "3.1", ("root",))])
+    commit(repo, "day 3", 3)
+    return repo
+
+
+def test_a_daily_chain_reads_only_what_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Day 2 to 3 after day 1 to 2: the stored tally of day 2 counts what day 3 kept, and no
+    unchanged page is read; the report is the one of a run with no cache."""
+    from snapdiff.sources import git as git_source
+
+    repo = daily_repo(tmp_path / "repo")
+    cache = tmp_path / "cache"
+    options = LoadOptions(repo=str(repo), cache_dir=str(cache))
+    load_pair("HEAD~2", "HEAD~1", options)
+    asked: list[str] = []
+    real = git_source.GitRepo.read_blobs
+
+    def read_blobs(self: Any, ids: Any, where: str) -> Any:
+        wanted = list(ids)
+        asked.extend(wanted)
+        return real(self, wanted, where)
+
+    monkeypatch.setattr(git_source.GitRepo, "read_blobs", read_blobs)
+    warm = load_pair("HEAD~1", "HEAD", options)
+    changed = {
+        git(repo, "rev-parse", f"{rev}:_cache/develop/{name}/specs.md")
+        for rev, name in (("HEAD~1", "hdf5"), ("HEAD~1", "cmake"), ("HEAD", "cmake"))
+    }
+    assert set(asked) == changed
+    assert warm.new.rest.pages == {"develop": 1} and warm.new.rest.specs == {"develop": 2}
+    cold = load_pair("HEAD~1", "HEAD", LoadOptions(repo=str(repo)))
+    assert warm == cold
+
+
+def test_the_cache_is_bounded_and_written_atomically(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(tallies, "MAX_BYTES", 1)  # any second file is one too many
+    repo = daily_repo(tmp_path / "repo")
+    cache = tmp_path / "cache"
+    for rev in ("HEAD~2", "HEAD~1"):
+        load_pair(rev, "HEAD", LoadOptions(repo=str(repo), cache_dir=str(cache)))
+    left = [p for p in cache.rglob("*") if p.is_file()]
+    assert len(left) == 1, "the least recently used files were dropped"
+    assert not [p for p in left if p.name.startswith(".new-")], "no temporary file is left"
+
+
+def test_a_cache_that_cannot_be_written_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = committed(CASES / "real-v1-v2", tmp_path / "repo")
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the cache folder would be\n")
+    code, out, err = run(["old", "new", "--repo", str(repo), "--cache-dir", str(blocked)], capsys)
+    assert code == 0 and "py-ml-dtypes" in out
+    assert err.count("cannot write the cache") == 1 and err.startswith("snapdiff: warning: ")
+
+
+def test_the_default_cache_is_the_users_and_no_cache_writes_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = committed(CASES / "real-v1-v2", tmp_path / "repo")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert run(["old", "new", "--repo", str(repo), "--no-cache"], capsys)[0] == 0
+    assert not (tmp_path / "xdg").exists()
+    assert run(["old", "new", "--repo", str(repo)], capsys)[0] == 0
+    assert any((tmp_path / "xdg" / "snapdiff").rglob("*"))
+
+
+def test_a_checkout_configuration_may_not_choose_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = committed(CASES / "real-v1-v2", tmp_path / "repo")
+    (repo / ".snapdiff.yaml").write_text("cache-dir: /tmp/planted\n")
+    monkeypatch.chdir(repo)
+    code, _, err = run(["old", "new"], capsys)
+    assert code == 2 and "cache-dir is not read from a configuration found in the checkout" in err
+
+
+@given(snapshots, snapshots, snapshots)
+def test_git_mode_warm_and_cold_agree_with_directories(
+    first: dict[str, Any], second: dict[str, Any], third: dict[str, Any]
+) -> None:
+    """A chain of three revisions read warm (each tally derived from the last) gives the
+    reports the same snapshots give as folders."""
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        repo = new_repo(root / "repo")
+        folders = []
+        for day, pages in enumerate((first, second, third), start=1):
+            shutil.rmtree(repo / "_cache", ignore_errors=True)
+            write(repo, pages)
+            commit(repo, f"day {day}", day)
+            folders.append(write(root / f"d{day}", pages))
+        options = LoadOptions(repo=str(repo), cache_dir=str(root / "cache"))
+        for old, new, a, b in (("HEAD~2", "HEAD~1", 0, 1), ("HEAD~1", "HEAD", 1, 2)):
+            got = as_json(diff_snapshots(*load_pair(old, new, options)))
+            want = as_json(diff_snapshots(*load_pair(folders[a], folders[b])))
+            for data in (got, want):
+                for side in ("old", "new"):
+                    data[side].update(source=None, commit=None, date=None)
+            assert got == want
