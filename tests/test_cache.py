@@ -162,10 +162,10 @@ def test_a_daily_chain_reads_only_what_changed(
     asked: list[str] = []
     real = git_source.GitRepo.read_blobs
 
-    def read_blobs(self: Any, ids: Any, where: str) -> Any:
+    def read_blobs(self: Any, ids: Any, *args: Any) -> Any:
         wanted = list(ids)
         asked.extend(wanted)
-        return real(self, wanted, where)
+        return real(self, wanted, *args)
 
     monkeypatch.setattr(git_source.GitRepo, "read_blobs", read_blobs)
     warm = load_pair("HEAD~1", "HEAD", options)

@@ -131,6 +131,8 @@ class _GitSide:
             if count % _EVERY == 0:
                 self.progress(f"{rev.arg}: {count:,} of {len(first_path):,} pages")
             path = first_path[sha]
+            if isinstance(data, int):  # never: read with no limit (sizes were checked)
+                continue
             if is_catalogue_path(path) or is_page(data):
                 _parsed(cache, PageBytes(f"{rev.arg}:{path}", data, sha), self.problems)
         parsed = [cache.get(sha, f"{rev.arg}:{p}") for p, sha in self.files if sha in cache]

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from ..errors import InputError
 from ..model import Snapshot
-from .git import MISSING_FIX, GitRepo, Revision, TreeEntry, TreeFile
+from . import pages as page_rules
+from .git import GitRepo, Revision, TreeEntry, TreeFile
 from .pages import (
     NOT_REGULAR_FIX,
     ParsedPage,
@@ -135,24 +136,10 @@ class _Reader:
                 layouts = needed.setdefault(found.sha, {})
                 layouts.setdefault(is_catalogue_path(found.path), (sides[0], found.path))
         results: dict[tuple[str, bool], ParsedPage | InputError | None] = {}
-        sizes = self.repo.sizes(needed)
-        for sha, layouts in needed.items():
-            size = sizes.get(sha)
-            side, path = next(iter(layouts.values()))
-            if size is None:
-                what = f"object {sha} is missing from the repository"
-                raise InputError(side.rev.arg, what, MISSING_FIX)
-            for layout, (side, path) in layouts.items():
-                try:
-                    check_size(size, side.source(path))
-                except InputError as error:  # not read: a bad page by its place, else not one
-                    results[(sha, layout)] = error if layout else None
-        unread = {sha for sha, _ in results}
-        fresh = [sha for sha in needed if sha not in unread]
-        where = readable[0][1][0].rev.arg if readable else ""
-        for count, (sha, data) in enumerate(self.repo.read_blobs(fresh, where), start=1):
+        blobs = self.repo.read_blobs(needed, self._revision(needed), page_rules.MAX_PAGE_BYTES)
+        for count, (sha, data) in enumerate(blobs, start=1):
             if count % _EVERY == 0:
-                self.progress(f"{where}: {count:,} of {len(fresh):,} pages")
+                self.progress(f"{count:,} of {len(needed):,} pages read")
             for layout, (side, path) in needed[sha].items():
                 results[(sha, layout)] = self._parse(sha, data, layout, side.source(path))
         for found, sides in readable:
@@ -166,11 +153,21 @@ class _Reader:
                     side.bad.add(found.path)
                     side.problems.skip(InputError(side.source(found.path), got.what, got.fix))
 
+    @staticmethod
+    def _revision(needed: dict[str, dict[bool, tuple[_Side, str]]]) -> Callable[[str], str]:
+        """The revision a blob was asked for, to name it when the blob is missing."""
+        return lambda sha: next(iter(needed[sha].values()))[0].rev.arg
+
     def _parse(
-        self, sha: str, data: bytes, layout: bool, source: str
+        self, sha: str, data: bytes | int, layout: bool, source: str
     ) -> ParsedPage | InputError | None:
-        """The page, the error that makes it a bad page, or None when the file is not a page."""
-        if not (layout or is_page(data)):
+        """The page, the error that makes it a bad page, or None when the file is not a page
+        (`data` an int: too large to be read, the blob's size)."""
+        try:
+            check_size(data if isinstance(data, int) else len(data), source)
+        except InputError as error:  # too large: a bad page by its place, else not a page
+            return error if layout else None
+        if isinstance(data, int) or not (layout or is_page(data)):
             return None
         try:
             return self.cache.parse(PageBytes(source, data, sha))
@@ -263,7 +260,7 @@ class Revisions:
             if side is not new:
                 continue
             page = parsed.page
-            first = tally.keys.get((page.tag, page.name))
+            first = tally.path_of(page.tag, page.name)
             if first is not None:  # a package twice in one tag
                 what = f"second page for {page.name} under tag {page.tag} (first: "
                 for each in (new, old):
@@ -297,14 +294,12 @@ class Revisions:
     def _snapshot(self, side: _Side, counted: _Counted, newer: bool) -> Snapshot:
         """A side's snapshot: its changed pages, and the counted content (named as its own;
         its warnings are the newer side's, as a diff reports them once)."""
-        names: dict[tuple[str, str], str] = {}
         warnings = []
-        for prefix, tally in counted.units.items():
-            for key, path in tally.keys.items():
-                names[key] = side.source(prefix + path)
-            for path, notes in tally.notes.items() if newer else ():
+        for prefix, tally in counted.units.items() if newer else ():
+            for path, notes in tally.notes.items():
                 warnings += [f"{side.source(prefix + path)}: {note}" for note in notes]
-        rest = total(list(counted.units.values()))
+        rest = total(counted.units.values())
+        names = _Names(side, counted.units)
         parsed = [side.pages[path] for path in sorted(side.pages)]
         rev = side.rev
         snapshot = build_snapshot(rev.arg, parsed, side.problems, rev.commit, rev.date, rest, names)
@@ -329,8 +324,28 @@ def _less(base: UnitTally, side: _Side, prefix: str) -> UnitTally | None:
     when the tally does not hold those pages as they are (it is then not used)."""
     tally = base.copy()
     for path, parsed in side.in_unit(prefix):
-        page = parsed.page
-        if tally.keys.get((page.tag, page.name)) != path:
+        if not tally.remove(path, parsed.page):
             return None
-        tally.remove(path, page)
     return tally
+
+
+class _Names(Mapping[tuple[str, str], str]):
+    """Where each counted page is, by (tag, name), as one side names it: looked up, never
+    listed (a diff asks only about the pages it read)."""
+
+    def __init__(self, side: _Side, units: dict[str, UnitTally]) -> None:
+        self.side = side
+        self.units = units
+
+    def __getitem__(self, key: tuple[str, str]) -> str:
+        for prefix, tally in self.units.items():
+            path = tally.path_of(*key)
+            if path is not None:
+                return self.side.source(prefix + path)
+        raise KeyError(key)
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        raise TypeError("counted pages are looked up, never listed")
+
+    def __len__(self) -> int:
+        return sum(sum(tally.pages.values()) for tally in self.units.values())

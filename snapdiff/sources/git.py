@@ -14,7 +14,7 @@ import functools
 import os
 import subprocess
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import IO, NamedTuple
 
@@ -207,7 +207,8 @@ class GitRepo:
         found = self._header(f"{rev}^{{commit}}")
         if found is None:
             return None, None
-        short, date = self._run("show", "-s", "--format=%h%n%cI", found[0]).decode().split()
+        out = self._run("log", "-1", "--format=%h%n%cI", found[0], "--")  # `show` took 10x longer
+        short, date = out.decode().split()
         return short, date
 
     def _unknown_fix(self) -> str:
@@ -280,23 +281,13 @@ class GitRepo:
                 found.append(Changed(path, before, after))
         return sorted(found)
 
-    def sizes(self, ids: Iterable[str]) -> dict[str, int | None]:
-        """The size of each blob (None: missing from the repository), from one
-        `git cat-file --batch-check`, so that no blob is read to learn how large it is."""
-        wanted = list(ids)
-        if not wanted:
-            return {}
-        out = self._run(
-            "cat-file", "--batch-check", data="".join(f"{s}\n" for s in wanted).encode()
-        )
-        found: dict[str, int | None] = {}
-        for sha, line in zip(wanted, out.decode().splitlines(), strict=False):
-            fields = line.split()
-            found[sha] = int(fields[2]) if len(fields) == 3 and fields[1] == "blob" else None
-        return found
-
-    def read_blobs(self, ids: Iterable[str], where: str) -> Iterator[tuple[str, bytes]]:
-        """(id, content) of each blob, in order, through one pipelined `git cat-file --batch`.
+    def read_blobs(
+        self, ids: Iterable[str], where: str | Callable[[str], str], limit: int | None = None
+    ) -> Iterator[tuple[str, bytes | int]]:
+        """(id, content) of each blob, in order, through one pipelined `git cat-file --batch`;
+        for a blob larger than `limit` bytes, its size instead of its content, which is never
+        read (that process is stopped, and the rest asked of a new one). `where` names what is
+        read (or the revision a blob id belongs to) when an object is missing.
 
         A thread writes the requests while the caller reads the answers, so git inflates blobs
         on the other core while the caller parses the ones already read. (Measured at develop
@@ -304,30 +295,43 @@ class GitRepo:
         than it saved.)
         """
         wanted = list(ids)
-        if not wanted:
-            return
+        start = 0
+        while start < len(wanted):
+            proc = self._process()
+            assert proc.stdin is not None and proc.stdout is not None
+            rest = wanted[start:]
+            threading.Thread(target=_send, args=(proc.stdin, rest), daemon=True).start()
+            finished = False
+            try:
+                for sha in rest:
+                    header = proc.stdout.readline().split()
+                    if len(header) != 3:
+                        what = f"object {sha} is missing from the repository"
+                        raise InputError(
+                            where(sha) if callable(where) else where, what, MISSING_FIX
+                        )
+                    start, size = start + 1, int(header[2])
+                    if limit is not None and size > limit:
+                        break
+                    data = proc.stdout.read(size)
+                    proc.stdout.read(1)
+                    yield sha, data
+                else:
+                    finished = True
+            finally:
+                if not finished:  # the pipes still hold the rest of the request: start afresh
+                    _stop(proc, kill=True)
+                    self._batch = None
+            if not finished:
+                yield sha, size
+
+    def _process(self) -> subprocess.Popen[bytes]:
+        """The persistent `git cat-file --batch`, started when first needed."""
         if self._batch is None:
             self._batch = _start(["--git-dir", self._dir, "cat-file", "--batch"])
-        proc = self._batch
-        assert proc.stdin is not None and proc.stdout is not None
-        _widen(proc.stdout)
-        threading.Thread(target=_send, args=(proc.stdin, wanted), daemon=True).start()
-        stdout = proc.stdout
-        done = False
-        try:
-            for sha in wanted:
-                header = stdout.readline().split()
-                if len(header) != 3:
-                    what = f"object {sha} is missing from the repository"
-                    raise InputError(where, what, MISSING_FIX)
-                data = stdout.read(int(header[2]))
-                stdout.read(1)
-                yield sha, data
-            done = True
-        finally:
-            if not done:  # the pipes still hold the rest of the request: start afresh next time
-                _stop(proc, kill=True)
-                self._batch = None
+            assert self._batch.stdout is not None
+            _widen(self._batch.stdout)
+        return self._batch
 
     def close(self) -> None:
         """Stop the cat-file process and release the repository."""

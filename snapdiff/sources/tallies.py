@@ -22,7 +22,7 @@ import os
 import stat
 import tempfile
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +30,15 @@ import orjson
 
 from ..model import Page, Tally
 
-__all__ = ["FORMAT", "MAX_BYTES", "TallyCache", "UnitTally", "default_cache_dir"]
+__all__ = [
+    "FORMAT",
+    "MAX_BYTES",
+    "TallyCache",
+    "UnitTally",
+    "default_cache_dir",
+    "name_key",
+    "total",
+]
 
 FORMAT = 1  # bump when what a tally holds, or how pages are counted, changes
 MAX_BYTES = 256 * 2**20  # the folder's size bound: about 40 all-tags revisions
@@ -43,72 +51,99 @@ def default_cache_dir() -> str:
     return os.path.join(base, "snapdiff")
 
 
+def name_key(tag: str, name: str) -> str:
+    """A (tag, package name) as one string, unambiguously (a tally's `names` are keyed so, so
+    that they load as one dictionary, in C)."""
+    return orjson.dumps([tag, name]).decode()
+
+
 @dataclass
 class UnitTally:
     """The pages of one unit, as counts: what a diff needs of content it does not read."""
 
-    keys: dict[tuple[str, str], str] = field(default_factory=dict)  # (tag, name) -> path
+    names: dict[str, str] = field(default_factory=dict)  # name_key(tag, name) -> path
+    pages: Counter[str] = field(default_factory=Counter)  # tag -> pages
     specs: Counter[str] = field(default_factory=Counter)  # tag -> specs
     stacks: Counter[tuple[str, str]] = field(default_factory=Counter)  # (tag, stack) -> specs
     notes: dict[str, list[str]] = field(default_factory=dict)  # path -> warnings, unlabelled
 
     def add(self, path: str, page: Page, notes: list[str]) -> None:
-        self.keys[(page.tag, page.name)] = path
+        self.names[name_key(page.tag, page.name)] = path
+        self.pages[page.tag] += 1
         self.specs[page.tag] += page.spec_count
         for stack, count in page.stack_counts:
             self.stacks[(page.tag, stack)] += count
         if notes:
             self.notes[path] = notes
 
-    def remove(self, path: str, page: Page) -> None:
-        """Take away a page `add` put in (with the same counts)."""
-        del self.keys[(page.tag, page.name)]
+    def path_of(self, tag: str, name: str) -> str | None:
+        """Where the page of a package is, when the unit holds one."""
+        return self.names.get(name_key(tag, name)) if tag in self.pages else None
+
+    def remove(self, path: str, page: Page) -> bool:
+        """Take away a page `add` put in (with the same counts); False (and nothing taken)
+        when the unit holds no such page at that path."""
+        if self.path_of(page.tag, page.name) != path:
+            return False
+        del self.names[name_key(page.tag, page.name)]
+        _take(self.pages, page.tag, 1)
         _take(self.specs, page.tag, page.spec_count)
         for stack, count in page.stack_counts:
             _take(self.stacks, (page.tag, stack), count)
         self.notes.pop(path, None)
+        return True
 
     def copy(self) -> UnitTally:
         return UnitTally(
-            dict(self.keys), Counter(self.specs), Counter(self.stacks), dict(self.notes)
+            dict(self.names),
+            Counter(self.pages),
+            Counter(self.specs),
+            Counter(self.stacks),
+            dict(self.notes),
         )
-
-    def merge_into(self, pages: Counter[str], specs: Counter[str], stacks: Counter[Any]) -> None:
-        for tag, _ in self.keys:
-            pages[tag] += 1
-        specs.update(self.specs)
-        stacks.update(self.stacks)
 
     def to_json(self) -> bytes:
         return orjson.dumps(
             {
-                "keys": sorted([tag, name, path] for (tag, name), path in self.keys.items()),
-                "specs": sorted(self.specs.items()),
+                "names": self.names,
+                "pages": self.pages,
+                "specs": self.specs,
                 "stacks": sorted([tag, stack, n] for (tag, stack), n in self.stacks.items()),
-                "notes": sorted(self.notes.items()),
-            }
+                "notes": self.notes,
+            },
+            option=orjson.OPT_SORT_KEYS,
         )
 
     @classmethod
     def from_json(cls, body: bytes) -> UnitTally:
         """A tally from `to_json`'s bytes; ValueError on anything else."""
         data = orjson.loads(body)
-        tally = cls()
-        for tag, name, path in data["keys"]:
-            _strings(tag, name, path)
-            tally.keys[(tag, name)] = path
-        for tag, count in data["specs"]:
-            _strings(tag)
-            tally.specs[tag] = _count(count)
+        if type(data) is not dict or set(data) != {"names", "pages", "specs", "stacks", "notes"}:
+            raise ValueError("not a tally")
+        names, notes = data["names"], data["notes"]
+        if type(names) is not dict or not all(type(path) is str for path in names.values()):
+            raise ValueError("not a tally")
+        tally = cls(names, _counts(data["pages"]), _counts(data["specs"]))
         for tag, stack, count in data["stacks"]:
             _strings(tag, stack)
             tally.stacks[(tag, stack)] = _count(count)
-        for path, notes in data["notes"]:
-            _strings(path, *notes)
-            tally.notes[path] = list(notes)
-        if len(data) != 4 or set(tally.specs) - {tag for tag, _ in tally.keys}:
+        if type(notes) is not dict:
+            raise ValueError("not a tally")
+        for path, said in notes.items():
+            if type(said) is not list:
+                raise ValueError("not a tally")
+            _strings(*said)
+            tally.notes[path] = said
+        if sum(tally.pages.values()) != len(names) or tally.specs.keys() - tally.pages.keys():
             raise ValueError("not a tally")
         return tally
+
+
+def _counts(value: object) -> Counter[str]:
+    """A JSON object of counts."""
+    if type(value) is not dict:
+        raise ValueError("not counts")
+    return Counter({key: _count(n) for key, n in value.items()})
 
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
@@ -149,14 +184,16 @@ def _count(value: object) -> int:
     return value
 
 
-def total(tallies: list[UnitTally]) -> Tally:
+def total(tallies: Iterable[UnitTally]) -> Tally:
     """The counts of several units together, as a snapshot holds them."""
     pages: Counter[str] = Counter()
     specs: Counter[str] = Counter()
     stacks: Counter[tuple[str, str]] = Counter()
     for tally in tallies:
-        tally.merge_into(pages, specs, stacks)
-    return Tally(dict(pages), dict(+specs), dict(+stacks))
+        pages.update(tally.pages)
+        specs.update(tally.specs)
+        stacks.update(tally.stacks)
+    return Tally(dict(+pages), dict(+specs), dict(+stacks))
 
 
 Warn = Callable[[str], None]
