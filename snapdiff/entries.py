@@ -164,7 +164,17 @@ class Entries(Mapping[str, Entry]):
     `counts` (entries per stack), `stacks` and `versions` are those of all its entries.
     """
 
-    __slots__ = ("_checked", "_read", "_rows", "_texts", "counts", "source", "stacks", "versions")
+    __slots__ = (
+        "_checked",
+        "_kept",
+        "_read",
+        "_rows",
+        "_texts",
+        "counts",
+        "source",
+        "stacks",
+        "versions",
+    )
 
     def __init__(
         self,
@@ -179,6 +189,9 @@ class Entries(Mapping[str, Entry]):
         self._texts = texts  # None: every entry was read (and checked) up front
         self._read = read
         self._checked: set[str] = set()  # entries kept as text whose checks passed
+        # those of them a diff reads (that differ from the other side), kept as read: each is
+        # read by the loader's check and again by the diff (no caller changes an entry)
+        self._kept: dict[str, Entry] = {}
         self.counts = counts
         self.stacks = frozenset(stack for stack, _ in counts)
         self.versions = versions
@@ -205,23 +218,27 @@ class Entries(Mapping[str, Entry]):
         return Entries.from_read({d: self[d] for d in self if d in wanted}, self.source)
 
     def __getitem__(self, digest: str) -> Entry:
-        """The entry, parsed from its text each time when kept as text: a diff reads only the
-        few that differ, and keeping every parsed entry of a whole catalogue would not fit."""
+        """The entry, parsed from its text when kept as text (each time, but for those the
+        loader checked as differing: keeping every parsed entry of a catalogue would not fit)."""
         if self._texts is None:
             return self._read[digest]
         return self._parse(digest, self._texts[digest])
 
-    def _parse(self, digest: str, text: bytes) -> Entry:
+    def _parse(self, digest: str, text: bytes, keep: bool = False) -> Entry:
+        found = self._kept.get(digest)
+        if found is not None:
+            return found
         try:
             entry: Entry = orjson.loads(b"{" + text + b"}")
         except orjson.JSONDecodeError as exc:
             what = f"the spec_details entry of hash {digest} is not valid JSON ({exc.msg})"
             raise InputError(self.source, what, FIX) from None
-        if digest in self._checked:
-            return entry  # the same text passed the checks before
-        if check_entry(entry, self.source, 0) != digest:
-            raise InputError(self.source, f"spec {digest} names its hash twice", FIX)
-        self._checked.add(digest)
+        if digest not in self._checked:  # the same text passed the checks before
+            if check_entry(entry, self.source, 0) != digest:
+                raise InputError(self.source, f"spec {digest} names its hash twice", FIX)
+            self._checked.add(digest)
+        if keep:
+            self._kept[digest] = entry
         return entry
 
     def __iter__(self) -> Iterator[str]:
@@ -251,9 +268,9 @@ class Entries(Mapping[str, Entry]):
 
     def check(self, other: PageEntries | None) -> None:
         """Parse and check every entry that `other` (the counterpart page) lacks as it is."""
-        if self._texts is not None:
+        if self._texts is not None:  # kept for the diff only when few: those that differ
             for digest in self if other is None else self.differing(other):
-                self._parse(digest, self._texts[digest])  # read for its checks
+                self._parse(digest, self._texts[digest], keep=other is not None)
 
     def _facets(self, stacks: bool) -> Iterator[tuple[Configuration, str, tuple[str, ...]]]:
         """(configuration, version or "", stacks or ()) of every entry, repeats allowed."""

@@ -132,14 +132,16 @@ def test_only_entries_that_differ_are_parsed(monkeypatch: pytest.MonkeyPatch) ->
     parsed: list[str] = []
     real = Entries._parse
 
-    def parse(self: Entries, digest: str, text: bytes) -> Any:
+    def parse(self: Entries, digest: str, text: bytes, keep: bool = False) -> Any:
         parsed.append(digest)
-        return real(self, digest, text)
+        return real(self, digest, text, keep)
 
     monkeypatch.setattr(Entries, "_parse", parse)
     new.check(old)
     assert parsed == ["b".ljust(32, "a"), "d".ljust(32, "a")]  # a was never parsed
-    assert new["d".ljust(32, "a")]["versions"] == ["1.0"]  # parsed again when read, not kept
+    d, a = "d".ljust(32, "a"), "a".ljust(32, "a")
+    assert new[d]["versions"] == ["1.0"] and new[d] is new[d]  # kept as checked, for the diff
+    assert new[a] == new[a] and new[a] is not new[a]  # the same elsewhere: parsed when read
 
 
 def test_a_bad_entry_in_a_changed_page_is_found_while_loading(

@@ -86,7 +86,7 @@ def _check_unique(
     page: Page,
     hashes: tuple[str, ...],
     pages: Mapping[tuple[str, str], Page],
-    seen: dict[tuple[str, str], str],
+    seen: dict[str, _Held],
     counted: Mapping[tuple[str, str], str],
 ) -> None:
     """A package twice in one tag, or a hash on two pages of one tag, is an input error."""
@@ -95,11 +95,20 @@ def _check_unique(
     if first is not None:
         what = f"second page for {page.name} under tag {page.tag} (first: {first})"
         raise InputError(page.source, what, "keep one page per package and tag")
-    for digest in hashes:
-        first = seen.get((page.tag, digest))
-        if first is not None:
-            what = f"hash {digest} of tag {page.tag} is also in {first}"
-            raise InputError(page.source, what, "a spec belongs to one page of its tag")
+    held = seen.get(page.tag)
+    if held is not None and not held.hashes.isdisjoint(hashes):  # a set operation, in C
+        digest = min(held.hashes.intersection(hashes))
+        first = next(source for source, owned in held.pages if digest in owned)
+        what = f"hash {digest} of tag {page.tag} is also in {first}"
+        raise InputError(page.source, what, "a spec belongs to one page of its tag")
+
+
+class _Held:
+    """The hashes of one tag's pages so far, and each page's, to name one on a clash."""
+
+    def __init__(self) -> None:
+        self.hashes: set[str] = set()
+        self.pages: list[tuple[str, tuple[str, ...]]] = []  # (source, hashes)
 
 
 def build_snapshot(
@@ -116,7 +125,7 @@ def build_snapshot(
     `rest` counts the pages held only as counts, `counted` names their (tag, name) and source.
     """
     pages: dict[tuple[str, str], Page] = {}
-    seen: dict[tuple[str, str], str] = {}
+    seen: dict[str, _Held] = {}  # tag -> hashes of its pages
     warnings: list[str] = []
     for page, hashes, page_warnings in parsed:
         try:
@@ -126,8 +135,9 @@ def build_snapshot(
             continue
         warnings.extend(page_warnings)
         pages[(page.tag, page.name)] = page
-        for digest in hashes:
-            seen[(page.tag, digest)] = page.source
+        held = seen.setdefault(page.tag, _Held())
+        held.hashes.update(hashes)
+        held.pages.append((page.source, hashes))
     _require_pages(source, pages, rest)
     ordered = {key: pages[key] for key in sorted(pages)}
     skipped = tuple(problems.skipped)
