@@ -82,7 +82,7 @@ class _Line:
         self.texts: dict[str, bytes] = {}
         self.counts: Counts = ()
         self.versions: frozenset[str] = frozenset()
-        self.rows: Rows = (set(), set())
+        self.found: list[Match] = []  # what the regular expression found of each entry
         self.ok = line == b"[]" or self._read(line)
 
     def _read(self, line: bytes) -> bool:
@@ -96,10 +96,10 @@ class _Line:
         texts = line[2:-2].split(b"}, {")
         found = _ENTRY.findall(line)
         count = len(texts)
-        if len(found) != count or line.count(b"{") != count or line.count(b"}") != count:
+        if len(found) != count or line.count(b"{") != count:
             return False  # another key order, a nested object, or a brace in a string
-        columns = zip(*found, strict=True)
-        _, hashes, _, _, stacks, _, variants, versions = columns
+        # (a "}" in a string alone splits nothing: the entry's text holds it, and parses so)
+        hashes, stacks, variants, versions = (list(map(pick, found)) for pick in _COLUMNS)
         # (an entry matching twice and another not at all would pair texts with wrong hashes:
         # reading an entry checks its hash, and equal texts on both sides are equal anyway)
         keys = list(map(bytes.decode, hashes))
@@ -109,12 +109,10 @@ class _Line:
             self.texts = dict(sorted(zip(keys, texts, strict=True)))
         if len(self.texts) != count or "" in self.texts:
             return False  # a hash twice, or an empty one
-        self.rows = (set(map(_CONFIG_VERSION, found)), set(map(_CONFIG_STACKS, found)))
+        self.found = found
         return self._lists(stacks, versions, variants)
 
-    def _lists(
-        self, stacks: tuple[bytes, ...], versions: tuple[bytes, ...], variants: tuple[bytes, ...]
-    ) -> bool:
+    def _lists(self, stacks: list[bytes], versions: list[bytes], variants: list[bytes]) -> bool:
         """Counts and versions from the distinct list texts; False if one is bad."""
         parsed = {text: _strings(text) for text in {*stacks, *versions, *variants}}
         if None in parsed.values():
@@ -124,13 +122,36 @@ class _Line:
         return True
 
 
-# Of one regular-expression match (compiler, hash, os, platform, stacks, target, variants,
-# versions, as the page's bytes), the distinct (os, platform, target, compiler, variants, X)
-# of a page's entries, X its versions, and X its stacks: what its configurations are read from.
+# One regular-expression match: (compiler, hash, os, platform, stacks, target, variants,
+# versions), as the page's bytes; the columns a page's counts are read from (hash, stacks,
+# variants, versions); and of a match, (os, platform, target, compiler, variants, X), X its
+# versions or its stacks: what its configurations are read from, when asked (`Rows`).
+Match = tuple[bytes, bytes, bytes, bytes, bytes, bytes, bytes, bytes]
+_COLUMNS = (itemgetter(1), itemgetter(4), itemgetter(6), itemgetter(7))
 _CONFIG_VERSION = itemgetter(2, 3, 5, 0, 6, 7)
 _CONFIG_STACKS = itemgetter(2, 3, 5, 0, 6, 4)
 Facet = tuple[bytes, bytes, bytes, bytes, bytes, bytes]
-Rows = tuple[set[Facet], set[Facet]]
+
+
+class Rows:
+    """The distinct facets of a page's entries as read, each kind made when first asked for
+    (most pages of a diff are asked for versions, few for stacks)."""
+
+    __slots__ = ("_by_stacks", "_by_versions", "_found")
+
+    def __init__(self, found: list[Match]) -> None:
+        self._found = found
+        self._by_versions: set[Facet] | None = None
+        self._by_stacks: set[Facet] | None = None
+
+    def of(self, stacks: bool) -> set[Facet]:
+        if stacks:
+            if self._by_stacks is None:
+                self._by_stacks = set(map(_CONFIG_STACKS, self._found))
+            return self._by_stacks
+        if self._by_versions is None:
+            self._by_versions = set(map(_CONFIG_VERSION, self._found))
+        return self._by_versions
 
 
 def _text_list(text: bytes) -> tuple[str, ...]:
@@ -203,7 +224,7 @@ class Entries(Mapping[str, Entry]):
         found = _Line(line)
         if not found.ok:
             return None
-        return cls(source, found.texts, {}, found.counts, found.versions, found.rows)
+        return cls(source, found.texts, {}, found.counts, found.versions, Rows(found.found))
 
     @classmethod
     def from_read(cls, entries: Mapping[str, Entry], source: str) -> Entries:
@@ -275,7 +296,7 @@ class Entries(Mapping[str, Entry]):
     def _facets(self, stacks: bool) -> Iterator[tuple[Configuration, str, tuple[str, ...]]]:
         """(configuration, version or "", stacks or ()) of every entry, repeats allowed."""
         if self._rows is not None:
-            for *raw, last in self._rows[1 if stacks else 0]:
+            for *raw, last in self._rows.of(stacks):
                 config = _configuration(*raw)
                 yield (config, "", _text_list(last)) if stacks else (config, _version(last), ())
             return
@@ -304,7 +325,7 @@ class Entries(Mapping[str, Entry]):
     def compiler_spellings(self) -> dict[str, str]:
         """Each normalised compiler of the entries as this page spells it (`@=` read as `@`)."""
         if self._rows is not None:
-            raw = {row[3].decode() for row in self._rows[0]}
+            raw = {row[3].decode() for row in self._rows.of(stacks=False)}
         else:
             raw = {str(entry.get("compiler", "")) for entry in self._read.values()}
         return {normal_compiler(c): c.replace("@=", "@") for c in sorted(raw)}

@@ -10,12 +10,9 @@ per stack (`<root>/<stack>/…`), in either layout.
 from __future__ import annotations
 
 import hashlib
-import http.client
 import os
 import re
 import time
-import urllib.error
-import urllib.request
 import zlib
 from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol
@@ -107,6 +104,9 @@ class Web:
 
     def _get(self, rel: str, limit: int) -> bytes:
         """The body at an address; a 5xx answer or a reset connection is tried again."""
+        import http.client  # here: 13 ms of imports that a run reading no address never needs
+        import urllib.error
+
         url = self.name(rel)
         for wait in (*RETRIES, None):
             try:
@@ -132,6 +132,8 @@ class Web:
         raise AssertionError("unreachable: the last try raises")
 
     def _once(self, url: str, limit: int) -> bytes:
+        import urllib.request
+
         request = urllib.request.Request(url)  # noqa: S310 - http(s) only
         with urllib.request.urlopen(request, timeout=TIMEOUT) as answer:  # noqa: S310
             expected = answer.headers.get("Content-Length")
