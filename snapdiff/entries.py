@@ -15,7 +15,9 @@ parsed whole and checked entry by entry; both ways give the same entries.
 
 from __future__ import annotations
 
+import contextlib
 import re
+import weakref
 from collections import Counter
 from collections.abc import Iterable, Iterator, KeysView, Mapping
 from functools import lru_cache
@@ -186,7 +188,9 @@ class Entries(Mapping[str, Entry]):
     """
 
     __slots__ = (
+        "__weakref__",
         "_checked",
+        "_differs",
         "_kept",
         "_read",
         "_rows",
@@ -213,6 +217,7 @@ class Entries(Mapping[str, Entry]):
         # those of them a diff reads (that differ from the other side), kept as read: each is
         # read by the loader's check and again by the diff (no caller changes an entry)
         self._kept: dict[str, Entry] = {}
+        self._differs: tuple[weakref.ref[PageEntries], tuple[str, ...]] | None = None
         self.counts = counts
         self.stacks = frozenset(stack for stack, _ in counts)
         self.versions = versions
@@ -276,10 +281,17 @@ class Entries(Mapping[str, Entry]):
         return (self._read if self._texts is None else self._texts).keys()
 
     def differing(self, other: PageEntries) -> list[str]:
-        """Our entries that `other` lacks or holds otherwise as read, sorted by hash."""
+        """Our entries that `other` lacks or holds otherwise as read, sorted by hash (kept for
+        the last `other` asked about: the loader's check and the diff ask alike)."""
+        if self._differs is not None and self._differs[0]() is other:
+            return list(self._differs[1])
         if self._texts is not None and isinstance(other, Entries) and other._texts is not None:
-            return sorted(digest for digest, _ in self._texts.items() - other._texts.items())
-        return [digest for digest in self if digest not in other or not self.same(other, digest)]
+            found = sorted(digest for digest, _ in self._texts.items() - other._texts.items())
+        else:
+            found = [d for d in self if d not in other or not self.same(other, d)]
+        with contextlib.suppress(TypeError):  # an `other` that cannot be referred to weakly
+            self._differs = (weakref.ref(other), tuple(found))
+        return found
 
     def same(self, other: PageEntries, digest: str) -> bool:
         """Whether an entry both hold is the same as read (same text, or equal once parsed)."""

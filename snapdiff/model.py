@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, NamedTuple, Protocol
 
 __all__ = [
@@ -94,6 +95,7 @@ def canonical_json(value: object) -> str:
     return json.dumps(value, sort_keys=True)
 
 
+@lru_cache(maxsize=4096)  # a catalogue has a few dozen compilers, spelled a few ways
 def normal_compiler(compiler: str) -> str:
     """A compiler as Spack 1.0 names it: `gcc@=11.4.0` is `gcc@11.4.0`, `oneapi@X` is
     `intel-oneapi-compilers@X`, `clang@X` is `llvm@X`."""
@@ -103,6 +105,11 @@ def normal_compiler(compiler: str) -> str:
 
 def normal_variants(variants: Iterable[str]) -> tuple[str, ...]:
     """Variants as a sorted set, Spack 1.0's multi-valued `name:=value` read as `name=value`."""
+    return _normal_variants(tuple(variants))
+
+
+@lru_cache(maxsize=65536)  # a catalogue has a few thousand distinct variant lists
+def _normal_variants(variants: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted({v.replace(":=", "=", 1) if ":=" in v else v for v in variants}))
 
 

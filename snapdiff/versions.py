@@ -78,6 +78,8 @@ def versions_of(lists: Iterable[Iterable[str]]) -> tuple[str, ...]:
 
 def highest(versions: Iterable[str]) -> str | None:
     """The highest version in Spack order, or None for no versions."""
+    if isinstance(versions, (list, tuple)) and len(versions) == 1:
+        return versions[0]  # most specs list one version
     ordered = sort_versions(versions)
     return ordered[-1] if ordered else None
 

@@ -200,6 +200,7 @@ class Revisions:
         self.reader = _Reader(repo, pages, progress)
         self.keep_going = keep_going
         self._units: dict[str, tuple[dict[str, str], list[TreeEntry]]] = {}  # by tree id
+        self._parsed: dict[str, str] = {}  # path -> blob id of the newest version parsed
 
     def _side(self, rev: Revision) -> _Side:
         side = _Side(rev, Problems(self.keep_going))
@@ -224,7 +225,16 @@ class Revisions:
         old_snapshot = check_changed(snapshots[0], snapshots[1], old.problems)
         new_snapshot = check_changed(snapshots[1], old_snapshot, new.problems)
         self._keep(old, new, counted)
-        self.reader.cache.keep({parsed.page.digest for parsed in new.pages.values()})
+        # what a later step may read again: the newer side's version of every page parsed so
+        # far (a history: a page that changes twice is parsed once between), never more than
+        # one revision's pages
+        for found in changed:
+            kept = new.pages.get(found.path)
+            if kept is None:
+                self._parsed.pop(found.path, None)
+            else:
+                self._parsed[found.path] = kept.page.digest
+        self.reader.cache.keep(set(self._parsed.values()))
         return old_snapshot, new_snapshot
 
     def _count(
