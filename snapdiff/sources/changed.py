@@ -13,63 +13,33 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Iterator, Mapping
 
 from ..errors import InputError
 from ..model import Snapshot
-from . import pages as page_rules
 from .git import GitRepo, Revision, TreeEntry, TreeFile
 from .pages import (
-    NOT_REGULAR_FIX,
-    ParsedPage,
-    check_size,
     is_candidate,
-    is_catalogue_path,
-    is_page,
 )
-from .snapshot import PageBytes, PageCache, Problems, build_snapshot, check_changed
+from .reader import CATALOGUE, PageReader, Progress, Side, notes_of, unit_of
+from .snapshot import PageCache, Problems, build_snapshot, check_changed
 from .tallies import TallyCache, UnitTally, total
 
 __all__ = ["Revisions"]
 
-_CATALOGUE = "_cache"
-_EVERY = 2000  # pages between two words of progress
 
-
-@dataclass
-class _Side:
-    """One revision of the pair: its units, and its changed files that are pages."""
-
-    rev: Revision
-    problems: Problems
-    units: dict[str, str] = field(default_factory=dict)  # prefix -> unit id
-    rest: list[TreeEntry] = field(default_factory=list)  # what the unit "" is made of
-    pages: dict[str, ParsedPage] = field(default_factory=dict)  # changed path -> page
-    bad: set[str] = field(default_factory=set)  # changed paths that are bad pages
-
-    def source(self, path: str) -> str:
-        return f"{self.rev.arg}:{path}"
-
-    def in_unit(self, prefix: str) -> Iterator[tuple[str, ParsedPage]]:
-        """(path in the unit, page) of the changed pages in one unit."""
-        for path, parsed in self.pages.items():
-            if _prefix(path, self.units) == prefix:
-                yield path[len(prefix) :], parsed
-
-
-def _units(repo: GitRepo, side: _Side) -> None:
+def _units(repo: GitRepo, side: Side) -> None:
     """A tree's units, prefix -> id: `_cache/<tag>/` -> that folder's tree id, and "" -> the
     rest (an id of the entries it is made of: the top and `_cache` less the tag folders)."""
     tree = side.rev.tree
     top = repo.list_tree(tree)
-    folder = next((e for e in top if e.name == _CATALOGUE and e.kind == "tree"), None)
+    folder = next((e for e in top if e.name == CATALOGUE and e.kind == "tree"), None)
     if folder is None:
         side.units, side.rest = {"": tree}, [TreeEntry("", "tree", tree, "040000")]
         return
     side.rest = [e for e in top if e is not folder]
     for entry in repo.list_tree(folder.sha):
-        name = f"{_CATALOGUE}/{entry.name}"
+        name = f"{CATALOGUE}/{entry.name}"
         if entry.kind == "tree" and is_candidate(f"{name}/x"):
             side.units[f"{name}/"] = entry.sha
         else:
@@ -77,102 +47,6 @@ def _units(repo: GitRepo, side: _Side) -> None:
     listing = "".join(f"{e.mode} {e.kind} {e.sha}\t{e.name}\0" for e in side.rest)
     digest = hashlib.sha1(listing.encode("utf-8", "surrogateescape"), usedforsecurity=False)
     side.units[""] = "rest-" + digest.hexdigest()
-
-
-def _prefix(path: str, units: dict[str, str]) -> str:
-    """The unit a path belongs to."""
-    if path.startswith(_CATALOGUE + "/"):
-        cut = path.find("/", len(_CATALOGUE) + 1)
-        if cut > 0 and path[: cut + 1] in units:
-            return path[: cut + 1]
-    return ""
-
-
-def _notes(parsed: ParsedPage) -> list[str]:
-    """A page's warnings without its source (a tally serves any revision holding the page)."""
-    label = parsed.page.source + ": "
-    return [w[len(label) :] if w.startswith(label) else w for w in parsed.warnings]
-
-
-Progress = Callable[[str], None]
-
-
-class _Reader:
-    """Files of one repository read as pages: each distinct blob read and parsed once."""
-
-    def __init__(self, repo: GitRepo, cache: PageCache, progress: Progress) -> None:
-        self.repo = repo
-        self.cache = cache
-        self.progress = progress
-
-    def _readable(self, found: TreeFile, sides: list[_Side]) -> bool:
-        """A regular file outside hidden folders, not too large; a page by its place that is a
-        link or too large is a bad page (on every side holding it)."""
-        if not is_candidate(found.path):
-            return False
-        try:
-            if found.link:
-                what = "a symbolic link, not a page"
-                raise InputError(sides[0].source(found.path), what, NOT_REGULAR_FIX)
-            if found.size >= 0:
-                check_size(found.size, sides[0].source(found.path))
-        except InputError as error:
-            if is_catalogue_path(found.path):
-                for side in sides:
-                    side.bad.add(found.path)
-                    side.problems.skip(InputError(side.source(found.path), error.what, error.fix))
-            return False
-        return True
-
-    def read(
-        self, files: list[tuple[TreeFile, list[_Side]]]
-    ) -> Iterator[tuple[str, _Side, ParsedPage]]:
-        """(path, side, page) of each file that is a page, for each side holding it; a bad page
-        is a problem of each side holding it."""
-        readable = [(found, sides) for found, sides in files if self._readable(found, sides)]
-        needed: dict[str, dict[bool, tuple[_Side, str]]] = {}  # sha -> layout -> first place
-        for found, sides in readable:
-            if found.sha not in self.cache:
-                layouts = needed.setdefault(found.sha, {})
-                layouts.setdefault(is_catalogue_path(found.path), (sides[0], found.path))
-        results: dict[tuple[str, bool], ParsedPage | InputError | None] = {}
-        blobs = self.repo.read_blobs(needed, self._revision(needed), page_rules.MAX_PAGE_BYTES)
-        for count, (sha, data) in enumerate(blobs, start=1):
-            if count % _EVERY == 0:
-                self.progress(f"{count:,} of {len(needed):,} pages read")
-            for layout, (side, path) in needed[sha].items():
-                results[(sha, layout)] = self._parse(sha, data, layout, side.source(path))
-        for found, sides in readable:
-            if found.sha in self.cache:
-                for side in sides:
-                    yield found.path, side, self.cache.get(found.sha, side.source(found.path))
-                continue
-            got = results[(found.sha, is_catalogue_path(found.path))]
-            if isinstance(got, InputError):
-                for side in sides:
-                    side.bad.add(found.path)
-                    side.problems.skip(InputError(side.source(found.path), got.what, got.fix))
-
-    @staticmethod
-    def _revision(needed: dict[str, dict[bool, tuple[_Side, str]]]) -> Callable[[str], str]:
-        """The revision a blob was asked for, to name it when the blob is missing."""
-        return lambda sha: next(iter(needed[sha].values()))[0].rev.arg
-
-    def _parse(
-        self, sha: str, data: bytes | int, layout: bool, source: str
-    ) -> ParsedPage | InputError | None:
-        """The page, the error that makes it a bad page, or None when the file is not a page
-        (`data` an int: too large to be read, the blob's size)."""
-        try:
-            check_size(data if isinstance(data, int) else len(data), source)
-        except InputError as error:  # too large: a bad page by its place, else not a page
-            return error if layout else None
-        if isinstance(data, int) or not (layout or is_page(data)):
-            return None
-        try:
-            return self.cache.parse(PageBytes(source, data, sha))
-        except InputError as error:
-            return error
 
 
 class _Counted:
@@ -197,13 +71,13 @@ class Revisions:
     ) -> None:
         self.repo = repo
         self.tallies = tallies
-        self.reader = _Reader(repo, pages, progress)
+        self.reader = PageReader(repo, pages, progress)
         self.keep_going = keep_going
         self._units: dict[str, tuple[dict[str, str], list[TreeEntry]]] = {}  # by tree id
         self._parsed: dict[str, str] = {}  # path -> blob id of the newest version parsed
 
-    def _side(self, rev: Revision) -> _Side:
-        side = _Side(rev, Problems(self.keep_going))
+    def _side(self, rev: Revision) -> Side:
+        side = Side(rev, Problems(self.keep_going))
         if rev.tree not in self._units:
             _units(self.repo, side)
             self._units[rev.tree] = side.units, side.rest
@@ -238,7 +112,7 @@ class Revisions:
         return old_snapshot, new_snapshot
 
     def _count(
-        self, prefix: str, old: _Side, new: _Side, changed: set[str], counted: _Counted
+        self, prefix: str, old: Side, new: Side, changed: set[str], counted: _Counted
     ) -> None:
         """The tally of a unit's content both sides hold alike."""
         ids = old.units.get(prefix), new.units.get(prefix)
@@ -247,7 +121,7 @@ class Revisions:
             return
         for side, unit in ((old, ids[0]), (new, ids[1])):
             base = self.tallies.get(unit)
-            if base is not None and not any(_prefix(p, side.units) == prefix for p in side.bad):
+            if base is not None and not any(unit_of(p, side.units) == prefix for p in side.bad):
                 found = _less(base, side, prefix)
                 if found is not None:
                     counted.units[prefix], counted.clean[prefix] = found, True
@@ -257,13 +131,13 @@ class Revisions:
         )
 
     def _read_unchanged(
-        self, prefix: str, old: _Side, new: _Side, changed: set[str]
+        self, prefix: str, old: Side, new: Side, changed: set[str]
     ) -> tuple[UnitTally, bool]:
         """Count a unit's unchanged pages from their `meta` lines (as the new side's)."""
         listing = self._files(prefix, new)
         files = [(f, [new, old]) for f in listing if f.path not in changed]
         shared = {f.sha for f, _ in files}
-        counter = _Reader(self.repo, PageCache(shared), self.reader.progress)
+        counter = PageReader(self.repo, PageCache(shared), self.reader.progress)
         tally, clean = UnitTally(), True
         problems = len(old.problems.skipped), len(new.problems.skipped)
         for path, side, parsed in counter.read(files):
@@ -283,11 +157,11 @@ class Revisions:
                     )
                 clean = False
                 continue
-            tally.add(path[len(prefix) :], page, _notes(parsed))
+            tally.add(path[len(prefix) :], page, notes_of(parsed))
         clean = clean and problems == (len(old.problems.skipped), len(new.problems.skipped))
         return tally, clean
 
-    def _files(self, prefix: str, side: _Side) -> list[TreeFile]:
+    def _files(self, prefix: str, side: Side) -> list[TreeFile]:
         """Every file of a unit, with its path in the revision."""
         if prefix:
             listed = self.repo.list_files(side.units[prefix])
@@ -301,7 +175,7 @@ class Revisions:
                 found.append(TreeFile(entry.name, entry.sha, -1, entry.mode == "120000"))
         return sorted(found)
 
-    def _snapshot(self, side: _Side, counted: _Counted, newer: bool) -> Snapshot:
+    def _snapshot(self, side: Side, counted: _Counted, newer: bool) -> Snapshot:
         """A side's snapshot: its changed pages, and the counted content (named as its own;
         its warnings are the newer side's, as a diff reports them once)."""
         warnings = []
@@ -315,7 +189,7 @@ class Revisions:
         snapshot = build_snapshot(rev.arg, parsed, side.problems, rev.commit, rev.date, rest, names)
         return dataclasses.replace(snapshot, warnings=(*snapshot.warnings, *warnings))
 
-    def _keep(self, old: _Side, new: _Side, counted: _Counted) -> None:
+    def _keep(self, old: Side, new: Side, counted: _Counted) -> None:
         """Store each side's tally of every unit it has none of, when it loaded cleanly."""
         for side in (old, new):
             if side.problems.skipped:
@@ -325,11 +199,11 @@ class Revisions:
                     continue
                 tally = counted.units[prefix].copy()
                 for path, parsed in side.in_unit(prefix):
-                    tally.add(path, parsed.page, _notes(parsed))
+                    tally.add(path, parsed.page, notes_of(parsed))
                 self.tallies.put(unit, tally)
 
 
-def _less(base: UnitTally, side: _Side, prefix: str) -> UnitTally | None:
+def _less(base: UnitTally, side: Side, prefix: str) -> UnitTally | None:
     """A unit's tally less the side's changed pages in it: the part both sides hold alike; None
     when the tally does not hold those pages as they are (it is then not used)."""
     tally = base.copy()
@@ -343,7 +217,7 @@ class _Names(Mapping[tuple[str, str], str]):
     """Where each counted page is, by (tag, name), as one side names it: looked up, never
     listed (a diff asks only about the pages it read)."""
 
-    def __init__(self, side: _Side, units: dict[str, UnitTally]) -> None:
+    def __init__(self, side: Side, units: dict[str, UnitTally]) -> None:
         self.side = side
         self.units = units
 

@@ -9,59 +9,21 @@ and refs are never touched.
 
 from __future__ import annotations
 
-import contextlib
 import functools
 import os
 import subprocess
 import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import IO, NamedTuple
+from typing import NamedTuple
 
 from ..errors import InputError
+from . import gitproc
+from .gitproc import GitError
 
 __all__ = ["MISSING_FIX", "Changed", "GitError", "GitRepo", "Revision", "TreeEntry", "TreeFile"]
 
 MISSING_FIX = "a shallow or partial clone? fetch the history: git fetch --unshallow"
-
-
-class GitError(Exception):
-    """A git command that failed (its words are in the message)."""
-
-
-def _git(
-    args: list[str], data: bytes | None = None, check: bool = True
-) -> subprocess.CompletedProcess[bytes]:
-    """Run git and wait for it; GitError when `check` and it fails."""
-    try:
-        done = subprocess.run(["git", *args], input=data, capture_output=True, check=False)
-    except OSError as exc:
-        raise InputError("git", f"cannot run git: {exc.strerror}", "install git") from exc
-    if check and done.returncode != 0:
-        what = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise GitError(what[-1] if what else f"git {args[2] if len(args) > 2 else ''} failed")
-    return done
-
-
-def _stop(proc: subprocess.Popen[bytes], kill: bool = False) -> None:
-    """End a long-running git process (at once with `kill`) and close its pipes."""
-    if kill:
-        proc.kill()
-    for pipe in (proc.stdin, proc.stdout):
-        if pipe is not None:
-            with contextlib.suppress(OSError):
-                pipe.close()
-    proc.wait()
-
-
-def _start(args: list[str]) -> subprocess.Popen[bytes]:
-    """A long-running git process that answers requests on its standard input."""
-    try:
-        return subprocess.Popen(
-            ["git", *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL
-        )
-    except OSError as exc:
-        raise InputError("git", f"cannot run git: {exc.strerror}", "install git") from exc
 
 
 @dataclass(frozen=True)
@@ -72,29 +34,6 @@ class Revision:
     tree: str  # id of the tree holding the snapshot
     commit: str | None  # short commit id, when the argument names a commit
     date: str | None  # committer date, ISO 8601
-
-
-def _send(stdin: IO[bytes], wanted: list[str]) -> None:
-    """Write every request; in a thread, as a long request must not block on a full pipe."""
-    try:
-        stdin.write("".join(f"{sha}\n" for sha in wanted).encode())
-        stdin.flush()
-    except OSError:
-        pass  # the process was stopped: the reader reports what is missing
-
-
-def _widen(pipe: IO[bytes]) -> None:
-    """Give git a 1 MiB pipe to write blobs into (Linux; 64 KiB otherwise).
-
-    While the caller parses a page, git goes on inflating the next ones into the pipe: with
-    1 MiB, a few hundred pages ahead instead of a few.
-    """
-    try:
-        import fcntl
-
-        fcntl.fcntl(pipe.fileno(), getattr(fcntl, "F_SETPIPE_SZ", 1031), 2**20)
-    except (ImportError, OSError):
-        pass
 
 
 class TreeFile(NamedTuple):
@@ -138,7 +77,7 @@ class GitRepo:
     """One repository, read-only: resolve revisions, list trees, read blobs."""
 
     def __init__(self, path: str) -> None:
-        found = _git(["-C", path, "rev-parse", "--absolute-git-dir"], check=False)
+        found = gitproc.run(["-C", path, "rev-parse", "--absolute-git-dir"], check=False)
         if found.returncode != 0:
             raise InputError(
                 path, "not a git repository", "run inside a catalogue repository or pass --repo"
@@ -150,7 +89,7 @@ class GitRepo:
 
     def _run(self, *args: str, data: bytes | None = None) -> bytes:
         """A git command's output; GitError when it fails."""
-        done = _git(["--git-dir", self._dir, *args], data)
+        done = gitproc.run(["--git-dir", self._dir, *args], data)
         return done.stdout
 
     def _listing(self, *args: str) -> bytes:
@@ -163,7 +102,7 @@ class GitRepo:
     @functools.cached_property
     def path(self) -> str:
         """The repository's top folder (or git dir for a bare repository)."""
-        found = _git(["-C", self._asked, "rev-parse", "--show-toplevel"], check=False)
+        found = gitproc.run(["-C", self._asked, "rev-parse", "--show-toplevel"], check=False)
         return os.fsdecode(found.stdout.rstrip(b"\n")) if found.returncode == 0 else self._dir
 
     def _header(self, name: str) -> tuple[str, str] | None:
@@ -172,7 +111,7 @@ class GitRepo:
         if "\n" in name or "\r" in name:
             return None
         if self._headers is None:
-            self._headers = _start(["--git-dir", self._dir, "cat-file", "--batch-check"])
+            self._headers = gitproc.start(["--git-dir", self._dir, "cat-file", "--batch-check"])
         assert self._headers.stdin is not None and self._headers.stdout is not None
         self._headers.stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
         self._headers.stdin.flush()
@@ -300,7 +239,7 @@ class GitRepo:
             proc = self._process()
             assert proc.stdin is not None and proc.stdout is not None
             rest = wanted[start:]
-            threading.Thread(target=_send, args=(proc.stdin, rest), daemon=True).start()
+            threading.Thread(target=gitproc.send, args=(proc.stdin, rest), daemon=True).start()
             finished = False
             try:
                 for sha in rest:
@@ -320,7 +259,7 @@ class GitRepo:
                     finished = True
             finally:
                 if not finished:  # the pipes still hold the rest of the request: start afresh
-                    _stop(proc, kill=True)
+                    gitproc.stop(proc, kill=True)
                     self._batch = None
             if not finished:
                 yield sha, size
@@ -328,14 +267,14 @@ class GitRepo:
     def _process(self) -> subprocess.Popen[bytes]:
         """The persistent `git cat-file --batch`, started when first needed."""
         if self._batch is None:
-            self._batch = _start(["--git-dir", self._dir, "cat-file", "--batch"])
+            self._batch = gitproc.start(["--git-dir", self._dir, "cat-file", "--batch"])
             assert self._batch.stdout is not None
-            _widen(self._batch.stdout)
+            gitproc.widen(self._batch.stdout)
         return self._batch
 
     def close(self) -> None:
         """Stop the cat-file process and release the repository."""
         for proc in (self._batch, self._headers):
             if proc is not None:
-                _stop(proc)
+                gitproc.stop(proc)
         self._batch = self._headers = None

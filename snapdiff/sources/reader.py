@@ -1,0 +1,153 @@
+"""Files of a repository read as pages, for the sides of a diff in O(changed) (`changed`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from ..errors import InputError
+from . import pages as page_rules
+from .git import GitRepo, Revision, TreeEntry, TreeFile
+from .pages import (
+    NOT_REGULAR_FIX,
+    ParsedPage,
+    check_size,
+    is_candidate,
+    is_catalogue_path,
+    is_page,
+)
+from .snapshot import PageBytes, PageCache, Problems
+
+__all__ = [
+    "CATALOGUE",
+    "PageReader",
+    "Progress",
+    "Side",
+    "notes_of",
+    "quiet",
+    "unit_of",
+]
+
+CATALOGUE = "_cache"
+_EVERY = 2000  # pages between two words of progress
+
+
+@dataclass
+class Side:
+    """One revision of the pair: its units, and its changed files that are pages."""
+
+    rev: Revision
+    problems: Problems
+    units: dict[str, str] = field(default_factory=dict)  # prefix -> unit id
+    rest: list[TreeEntry] = field(default_factory=list)  # what the unit "" is made of
+    pages: dict[str, ParsedPage] = field(default_factory=dict)  # changed path -> page
+    bad: set[str] = field(default_factory=set)  # changed paths that are bad pages
+
+    def source(self, path: str) -> str:
+        return f"{self.rev.arg}:{path}"
+
+    def in_unit(self, prefix: str) -> Iterator[tuple[str, ParsedPage]]:
+        """(path in the unit, page) of the changed pages in one unit."""
+        for path, parsed in self.pages.items():
+            if unit_of(path, self.units) == prefix:
+                yield path[len(prefix) :], parsed
+
+
+def unit_of(path: str, units: dict[str, str]) -> str:
+    """The unit a path belongs to."""
+    if path.startswith(CATALOGUE + "/"):
+        cut = path.find("/", len(CATALOGUE) + 1)
+        if cut > 0 and path[: cut + 1] in units:
+            return path[: cut + 1]
+    return ""
+
+
+def notes_of(parsed: ParsedPage) -> list[str]:
+    """A page's warnings without its source (a tally serves any revision holding the page)."""
+    label = parsed.page.source + ": "
+    return [w[len(label) :] if w.startswith(label) else w for w in parsed.warnings]
+
+
+Progress = Callable[[str], None]  # told what is being done, now and then (a line of text)
+
+
+def quiet(_: str) -> None:
+    """No progress reported (the library's default)."""
+
+
+class PageReader:
+    """Files of one repository read as pages: each distinct blob read and parsed once."""
+
+    def __init__(self, repo: GitRepo, cache: PageCache, progress: Progress) -> None:
+        self.repo = repo
+        self.cache = cache
+        self.progress = progress
+
+    def _readable(self, found: TreeFile, sides: list[Side]) -> bool:
+        """A regular file outside hidden folders, not too large; a page by its place that is a
+        link or too large is a bad page (on every side holding it)."""
+        if not is_candidate(found.path):
+            return False
+        try:
+            if found.link:
+                what = "a symbolic link, not a page"
+                raise InputError(sides[0].source(found.path), what, NOT_REGULAR_FIX)
+            if found.size >= 0:
+                check_size(found.size, sides[0].source(found.path))
+        except InputError as error:
+            if is_catalogue_path(found.path):
+                for side in sides:
+                    side.bad.add(found.path)
+                    side.problems.skip(InputError(side.source(found.path), error.what, error.fix))
+            return False
+        return True
+
+    def read(
+        self, files: list[tuple[TreeFile, list[Side]]]
+    ) -> Iterator[tuple[str, Side, ParsedPage]]:
+        """(path, side, page) of each file that is a page, for each side holding it; a bad page
+        is a problem of each side holding it."""
+        readable = [(found, sides) for found, sides in files if self._readable(found, sides)]
+        needed: dict[str, dict[bool, tuple[Side, str]]] = {}  # sha -> layout -> first place
+        for found, sides in readable:
+            if found.sha not in self.cache:
+                layouts = needed.setdefault(found.sha, {})
+                layouts.setdefault(is_catalogue_path(found.path), (sides[0], found.path))
+        results: dict[tuple[str, bool], ParsedPage | InputError | None] = {}
+        blobs = self.repo.read_blobs(needed, self._revision(needed), page_rules.MAX_PAGE_BYTES)
+        for count, (sha, data) in enumerate(blobs, start=1):
+            if count % _EVERY == 0:
+                self.progress(f"{count:,} of {len(needed):,} pages read")
+            for layout, (side, path) in needed[sha].items():
+                results[(sha, layout)] = self._parse(sha, data, layout, side.source(path))
+        for found, sides in readable:
+            if found.sha in self.cache:
+                for side in sides:
+                    yield found.path, side, self.cache.get(found.sha, side.source(found.path))
+                continue
+            got = results[(found.sha, is_catalogue_path(found.path))]
+            if isinstance(got, InputError):
+                for side in sides:
+                    side.bad.add(found.path)
+                    side.problems.skip(InputError(side.source(found.path), got.what, got.fix))
+
+    @staticmethod
+    def _revision(needed: dict[str, dict[bool, tuple[Side, str]]]) -> Callable[[str], str]:
+        """The revision a blob was asked for, to name it when the blob is missing."""
+        return lambda sha: next(iter(needed[sha].values()))[0].rev.arg
+
+    def _parse(
+        self, sha: str, data: bytes | int, layout: bool, source: str
+    ) -> ParsedPage | InputError | None:
+        """The page, the error that makes it a bad page, or None when the file is not a page
+        (`data` an int: too large to be read, the blob's size)."""
+        try:
+            check_size(data if isinstance(data, int) else len(data), source)
+        except InputError as error:  # too large: a bad page by its place, else not a page
+            return error if layout else None
+        if isinstance(data, int) or not (layout or is_page(data)):
+            return None
+        try:
+            return self.cache.parse(PageBytes(source, data, sha))
+        except InputError as error:
+            return error

@@ -1,0 +1,196 @@
+"""Each side of a diff as given: a directory, a git revision or build-cache indexes, and how
+they are read (`LoadOptions`)."""
+
+from __future__ import annotations
+
+import functools
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Protocol
+
+from ..errors import InputError
+from ..model import Snapshot
+from .directory import read_directory
+from .git import GitRepo, TreeFile
+from .index import is_index_file, load_indexes, lone_stack
+from .mirror import MAX_INDEX_BYTES, Folder, Index, Web, find_mirrors, index_of, is_url
+from .pages import (
+    NOT_REGULAR_FIX,
+    ParsedPage,
+    check_size,
+    is_candidate,
+    is_catalogue_path,
+    is_page,
+)
+from .reader import Progress, quiet
+from .snapshot import PageBytes, PageCache, Problems, build_snapshot
+
+__all__ = ["GitSide", "LoadOptions", "Side", "open_side", "opened"]
+
+
+class Side(Protocol):
+    """One input: which contents it holds (cheaply), then its snapshot."""
+
+    problems: Problems
+
+    def digests(self) -> set[str]: ...
+
+    def load(self, cache: PageCache) -> Snapshot: ...
+
+
+def _parsed(cache: PageCache, raw: PageBytes, problems: Problems) -> ParsedPage | None:
+    """The parsed page, or None when it is bad and we keep going."""
+    try:
+        return cache.parse(raw)
+    except InputError as error:
+        problems.skip(error)
+        return None
+
+
+_EVERY = 2000  # pages between two words of progress
+
+
+class DirectorySide:
+    def __init__(self, path: str, problems: Problems, progress: Progress = quiet) -> None:
+        self.path = path
+        self.problems = problems
+        self.progress = progress
+        self.raws = read_directory(path, problems)
+
+    def digests(self) -> set[str]:
+        return {raw.digest for raw in self.raws}
+
+    def load(self, cache: PageCache) -> Snapshot:
+        parsed = []
+        for count, raw in enumerate(self.raws, start=1):
+            parsed.append(_parsed(cache, raw, self.problems))
+            if count % _EVERY == 0:
+                self.progress(f"{self.path}: {count:,} of {len(self.raws):,} pages")
+        return build_snapshot(self.path, [p for p in parsed if p], self.problems)
+
+
+class GitSide:
+    def __init__(
+        self, repo: GitRepo, arg: str, problems: Problems, progress: Progress = quiet
+    ) -> None:
+        self.repo = repo
+        self.problems = problems
+        self.progress = progress
+        self.revision = repo.resolve(arg)
+
+    @functools.cached_property
+    def files(self) -> list[tuple[str, str]]:
+        """(path, blob id) of every file read, listed when first asked for."""
+        listed = self.repo.list_files(self.revision.tree)
+        return [(f.path, f.sha) for f in listed if self._readable(f)]
+
+    def _readable(self, found: TreeFile) -> bool:
+        """Whether a file is read: a regular file no larger than a page can be, outside hidden
+        folders. A page by its place that is a link or too large is a bad page."""
+        if not is_candidate(found.path):
+            return False
+        where = f"{self.revision.arg}:{found.path}"
+        try:
+            if found.link:
+                if is_catalogue_path(found.path):
+                    raise InputError(where, "a symbolic link, not a page", NOT_REGULAR_FIX)
+                return False
+            check_size(found.size, where)
+        except InputError as error:
+            if is_catalogue_path(found.path):
+                self.problems.skip(error)
+            return False
+        return True
+
+    def digests(self) -> set[str]:
+        return {sha for _, sha in self.files}
+
+    def load(self, cache: PageCache) -> Snapshot:
+        """Read the blobs not parsed yet in one batch, parsing each as it arrives."""
+        rev = self.revision
+        first_path: dict[str, str] = {}
+        for path, sha in self.files:
+            if sha not in cache:
+                first_path.setdefault(sha, path)
+        for count, (sha, data) in enumerate(self.repo.read_blobs(first_path, rev.arg), start=1):
+            if count % _EVERY == 0:
+                self.progress(f"{rev.arg}: {count:,} of {len(first_path):,} pages")
+            path = first_path[sha]
+            if isinstance(data, int):  # never: read with no limit (sizes were checked)
+                continue
+            if is_catalogue_path(path) or is_page(data):
+                _parsed(cache, PageBytes(f"{rev.arg}:{path}", data, sha), self.problems)
+        parsed = [cache.get(sha, f"{rev.arg}:{p}") for p, sha in self.files if sha in cache]
+        return build_snapshot(rev.arg, parsed, self.problems, rev.commit, rev.date)
+
+
+class IndexSide:
+    """Spack build-cache indexes: one file, mirrors in a folder, or mirrors over HTTP(S)."""
+
+    def __init__(self, source: str, indexes: list[Index], options: LoadOptions) -> None:
+        self.problems = Problems(options.keep_going)
+        self.snapshot = load_indexes(source, indexes, options.index_tag)
+
+    def digests(self) -> set[str]:
+        return set()  # built, not read: every page is compared in full
+
+    def load(self, cache: PageCache) -> Snapshot:
+        return self.snapshot
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    """How inputs are read (beyond their names)."""
+
+    repo: str | None = None  # the git repository revisions are read from
+    full: bool = False  # read every page in full (per-spec filters need it)
+    keep_going: bool = False  # leave bad pages out instead of stopping
+    index_tag: str = "develop"  # the cache tag of build-cache index snapshots
+    stack_name: str | None = None  # the stack of a single index.json given as a snapshot
+    progress: Progress = quiet  # told what is being read, now and then (the CLI, on a terminal)
+    stack_urls: tuple[tuple[str, str], ...] = ()  # (stack, mirror address) beside a URL side
+    whole: bool = False  # hold every page as a Page (filters by package or tag need them all)
+    cache_dir: str | None = None  # where tallies of revisions are kept across runs (None: not)
+    warn: Progress = quiet  # told of a cache file ignored or a cache that cannot be written
+
+
+def open_side(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> Side:
+    """A build-cache index, a directory (of pages or of indexes), else a git revision."""
+    problems = Problems(options.keep_going)
+    if is_url(arg):
+        mirrors = [(options.stack_name or "root", arg), *options.stack_urls]
+        indexes = [index_of(Web(url, options.progress), stack) for stack, url in mirrors]
+        return IndexSide(arg, indexes, options)
+    if is_index_file(arg):
+        data = Folder(os.path.dirname(arg) or ".").read(os.path.basename(arg), MAX_INDEX_BYTES)
+        return IndexSide(arg, [Index(arg, lone_stack(arg, options.stack_name), data)], options)
+    if os.path.isdir(arg):
+        folders = find_mirrors(arg)
+        if folders:
+            return IndexSide(arg, [index_of(m, stack) for stack, m in folders], options)
+        return DirectorySide(arg, problems, options.progress)
+    if os.path.exists(arg):
+        raise InputError(arg, "not a directory", "give a directory of pages or a git revision")
+    repo = options.repo
+    path = repo or "."
+    if path not in repos:
+        try:
+            repos[path] = GitRepo(path)
+        except InputError as exc:
+            fix = "give a directory of catalogue pages, or a revision inside a git repository"
+            where = arg if repo is None else f"{arg} (in {repo})"
+            raise InputError(where, f"no such directory ({exc.what})", fix) from exc
+    return GitSide(repos[path], arg, problems, options.progress)
+
+
+@contextmanager
+def opened() -> Iterator[dict[str, GitRepo]]:
+    """Repositories opened while loading, closed after."""
+    repos: dict[str, GitRepo] = {}
+    try:
+        yield repos
+    finally:
+        for opened in repos.values():
+            opened.close()
