@@ -143,3 +143,28 @@ def test_the_readme_and_recipes_name_no_bare_package(tmp_path: Path) -> None:
     text = (ROOT / "README.md").read_text() + json.dumps(ACTION)
     assert "pip install snapdiff" not in text
     assert "$GITHUB_ACTION_PATH" in _step("Install snapdiff from this action's own source")["run"]
+
+
+def test_the_recipes_keep_snapdiffs_cache_where_it_writes_it(forked: Path, tmp_path: Path) -> None:
+    """The Action caches ~/.cache/snapdiff, where its snapdiff writes with no XDG_CACHE_HOME
+    (a runner sets none); the GitLab recipe points XDG_CACHE_HOME into the project, which its
+    `cache:` keeps."""
+    cached = _step("Restore snapdiff's cache of revision counts")
+    assert cached["uses"] == "actions/cache@v4" and cached["if"] == "inputs.cache == 'true'"
+    assert cached["with"]["path"] == "~/.cache/snapdiff"
+    assert cached["with"]["restore-keys"] in cached["with"]["key"]
+    work = tmp_path / "cached"
+    shutil.copytree(forked, work)
+    home = tmp_path / "home"
+    env = {"OLD": "main", "NEW": "branch", "CACHE": "true", "HOME": str(home)}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.delenv("XDG_CACHE_HOME", raising=False)
+        done, outputs, _ = run_compare(work, env)
+        assert outputs["status"] == "0", done.stderr
+        assert any((home / ".cache" / "snapdiff").rglob("*"))
+        shutil.rmtree(home / ".cache" / "snapdiff")
+        run_compare(work, env | {"CACHE": "false"})  # --no-cache: nothing written
+        assert not (home / ".cache" / "snapdiff").exists()
+    recipe = yaml.safe_load((ROOT / "docs" / "gitlab-ci.yml").read_text())["snapdiff"]
+    assert recipe["variables"]["XDG_CACHE_HOME"] == "$CI_PROJECT_DIR/.cache"
+    assert recipe["cache"]["paths"] == [".cache/snapdiff/"]
