@@ -247,3 +247,19 @@ def test_git_mode_warm_and_cold_agree_with_directories(
                 for side in ("old", "new"):
                     data[side].update(source=None, commit=None, date=None)
             assert got == want
+
+
+def test_a_tally_of_real_pages_is_what_this_format_says(tmp_path: Path) -> None:
+    """What a tally holds, and how a page is counted, belong to `tallies.FORMAT`: a change to
+    either must bump it (old files are then not found), or a cache would serve counts made by
+    other rules. The tally of the real `new` pages is kept per FORMAT and reviewed like a golden
+    file (SNAPDIFF_UPDATE_GOLDEN=1 writes it)."""
+    repo = committed(CASES / "real-v1-v2", tmp_path / "repo")
+    load_pair("old", "new", LoadOptions(repo=str(repo), cache_dir=str(tmp_path / "cache")))
+    unit = git(repo, "rev-parse", "new:_cache/develop")
+    written = (tmp_path / "cache" / f"tallies-{tallies.FORMAT}" / unit).read_bytes()
+    body = json.loads(written.partition(b"\n")[2])
+    expected = Path(__file__).parent / "data" / f"tally-format-{tallies.FORMAT}.json"
+    if os.environ.get("SNAPDIFF_UPDATE_GOLDEN") == "1":
+        expected.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n")
+    assert body == json.loads(expected.read_text())

@@ -8,10 +8,12 @@ stores the other side's tally as this one minus the pages that changed plus thei
 so a daily chain of revisions never reads an unchanged page twice.
 
 Files are `<cache>/tallies-<FORMAT>/<id>`: a header line with the format, the id and a SHA-256
-of the body, then the body as JSON. A file that does not check out in every way is ignored (and
-rebuilt, with a warning), never trusted; writes go through a temporary file and an atomic
-rename, so runs sharing the folder never see half a file; the folder is kept under MAX_BYTES by
-dropping the files least recently used.
+of the body, then the body as JSON. FORMAT changes with what a tally holds or how a page is
+counted (tests/test_cache.py keeps a tally of real pages for each FORMAT, to catch a change).
+A file that does not check out in every way is ignored (and rebuilt, with a warning), never
+trusted; writes go through a temporary file and an atomic rename, so runs sharing the folder
+never see half a file; the folder is kept under MAX_BYTES by dropping the files least recently
+used.
 """
 
 from __future__ import annotations
@@ -40,9 +42,11 @@ __all__ = [
     "total",
 ]
 
-FORMAT = 1  # bump when what a tally holds, or how pages are counted, changes
+FORMAT = 1  # bump when what a tally holds, or how pages are counted, changes (then old files
+# are simply not found: they sit in another folder)
 MAX_BYTES = 256 * 2**20  # the folder's size bound: about 40 all-tags revisions
 _MAGIC = b"snapdiff-tally"
+_VERSION = str(FORMAT).encode()
 
 
 def default_cache_dir() -> str:
@@ -225,7 +229,7 @@ class TallyCache:
         header, _, body = data.partition(b"\n")
         try:
             magic, version, named, check = header.split(b" ")
-            if (magic, version, named.decode()) != (_MAGIC, str(FORMAT).encode(), unit):
+            if (magic, version, named.decode()) != (_MAGIC, _VERSION, unit):
                 raise ValueError("another file")
             if hashlib.sha256(body).hexdigest().encode() != check:
                 raise ValueError("checksum mismatch")
@@ -244,9 +248,8 @@ class TallyCache:
         if self.folder is None or self._unwritable:
             return
         body = tally.to_json()
-        header = b" ".join(
-            (_MAGIC, str(FORMAT).encode(), unit.encode(), hashlib.sha256(body).hexdigest().encode())
-        )
+        check = hashlib.sha256(body).hexdigest().encode()
+        header = b" ".join((_MAGIC, _VERSION, unit.encode(), check))
         try:
             os.makedirs(self.folder, exist_ok=True)
             fd, temporary = tempfile.mkstemp(dir=self.folder, prefix=".new-")
