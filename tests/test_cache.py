@@ -263,3 +263,30 @@ def test_a_tally_of_real_pages_is_what_this_format_says(tmp_path: Path) -> None:
     if os.environ.get("SNAPDIFF_UPDATE_GOLDEN") == "1":
         expected.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n")
     assert body == json.loads(expected.read_text())
+
+
+def test_a_package_twice_in_unchanged_units_is_found_as_without_the_cache(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A page outside `_cache/` claiming a package a tag folder also holds, both unchanged:
+    the units' tallies cannot say which page is the second, so both trees are read whole and
+    the error (or, keeping going, the page left out) is the one of a run without any cache."""
+    from pagegen import page_text
+
+    repo = new_repo(tmp_path / "repo")
+    write_page(repo, "zlib", [spec("a", "1.0")])
+    (repo / "site").mkdir()
+    (repo / "site" / "zlib.md").write_text(page_text("zlib", "develop", [spec("z", "9.0")]))
+    write_page(repo, "cmake", [spec("c", "3.1")])
+    commit(repo, "one", 1)
+    write_page(repo, "cmake", [spec("c", "3.1"), spec("d", "3.2")])
+    commit(repo, "two", 2)
+    argv = ["HEAD~1", "HEAD", "--repo", str(repo), "--cache-dir", str(tmp_path / "cache")]
+    code, _, err = run(argv, capsys)
+    assert code == 2 and "second page for zlib under tag develop" in err
+    code, _, err = run(["log", "HEAD~1..HEAD", *argv[2:]], capsys)  # a history falls back alike
+    assert code == 2 and "second page for zlib under tag develop" in err
+    kept = load_pair("HEAD~1", "HEAD", LoadOptions(repo=str(repo), keep_going=True))
+    whole = LoadOptions(repo=str(repo), keep_going=True, whole=True)
+    assert kept == load_pair("HEAD~1", "HEAD", whole)
+    assert kept.new.spec_count == 3 and kept.new.skipped  # zlib counted once, the second left out

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from ..errors import InputError
 from ..model import Snapshot
-from .changed import Revisions
+from .changed import MixedUnits, Revisions
 from .git import GitRepo
 from .reader import Progress
 from .sides import GitSide, LoadOptions, open_side, opened
@@ -57,7 +57,10 @@ def load_pair(old: str, new: str, options: LoadOptions | None = None) -> Snapsho
             and not (options.full or options.whole)
         ):
             revisions = _revisions(sides[0].repo, options)
-            return SnapshotPair(*revisions.load(sides[0].revision, sides[1].revision))
+            try:
+                return SnapshotPair(*revisions.load(sides[0].revision, sides[1].revision))
+            except MixedUnits:
+                pass  # only a whole listing says which page is the second: read both so
         shared = set() if options.full else sides[0].digests() & sides[1].digests()
         cache = PageCache(shared)
         new_snapshot = sides[1].load(cache)
@@ -95,38 +98,57 @@ def load_history(
         side = open_side(start, options, repos)
         if not isinstance(side, GitSide):
             raise InputError(start, "a history needs git revisions", "run snapdiff log A..B")
-        if not (options.full or options.whole):
-            yield from _changed_history(side, end, options)
-            return
-        cache = PageCache()  # nothing shared: every page parsed in full, once
-        before, old_snapshot = side, side.load(cache)
         commits = side.repo.first_parent_commits(start, end)
-        for number, commit in enumerate(commits, start=1):
-            options.progress(f"commit {number:,} of {len(commits):,} ({commit[:12]})")
-            after = GitSide(side.repo, commit, Problems(options.keep_going))
-            if after.files == before.files:
-                continue
-            new_snapshot = after.load(cache)  # parses only the blobs this commit changed
-            cache.keep(after.digests())  # memory stays that of one revision, not of the range
-            old_snapshot = check_changed(old_snapshot, new_snapshot, before.problems)
-            new_snapshot = check_changed(new_snapshot, old_snapshot, after.problems)
-            yield old_snapshot, new_snapshot
-            before, old_snapshot = after, new_snapshot
+        if options.full or options.whole:
+            yield from _whole_history(side, commits, options)
+        else:
+            yield from _changed_history(side, commits, options)
+
+
+def _progress(options: LoadOptions, number: int, commits: list[str]) -> None:
+    commit = commits[number - 1]
+    options.progress(f"commit {number:,} of {len(commits):,} ({commit[:12]})")
+
+
+def _whole_history(
+    side: GitSide, commits: list[str], options: LoadOptions, done: int = 0
+) -> Iterator[tuple[Snapshot, Snapshot]]:
+    """`load_history` holding every page: one cache parses in full each blob, once (after the
+    first `done` commits)."""
+    cache = PageCache()  # nothing shared: every page parsed in full, once
+    before, old_snapshot = side, side.load(cache)
+    for number in range(done + 1, len(commits) + 1):
+        _progress(options, number, commits)
+        after = GitSide(side.repo, commits[number - 1], Problems(options.keep_going))
+        if after.files == before.files:
+            continue
+        new_snapshot = after.load(cache)  # parses only the blobs this commit changed
+        cache.keep(after.digests())  # memory stays that of one revision, not of the range
+        old_snapshot = check_changed(old_snapshot, new_snapshot, before.problems)
+        new_snapshot = check_changed(new_snapshot, old_snapshot, after.problems)
+        yield old_snapshot, new_snapshot
+        before, old_snapshot = after, new_snapshot
 
 
 def _changed_history(
-    start: GitSide, end: str, options: LoadOptions
+    start: GitSide, commits: list[str], options: LoadOptions
 ) -> Iterator[tuple[Snapshot, Snapshot]]:
-    """`load_history` in O(changed): each step's pair as `load_pair` reads it."""
+    """`load_history` in O(changed): each step's pair as `load_pair` reads it (from a step
+    whose units hold a page twice on, every page is held, as `load_pair` does then)."""
     revisions = _revisions(start.repo, options)
-    commits = start.repo.first_parent_commits(start.revision.arg, end)
     before = start.revision
     for number, commit in enumerate(commits, start=1):
-        options.progress(f"commit {number:,} of {len(commits):,} ({commit[:12]})")
+        _progress(options, number, commits)
         after = start.repo.resolve(commit)
         if after.tree == before.tree:
             continue
-        yield revisions.load(before, after)
+        try:
+            pair = revisions.load(before, after)
+        except MixedUnits:
+            side = GitSide(start.repo, before.arg, Problems(options.keep_going))
+            yield from _whole_history(side, commits, options, number - 1)
+            return
+        yield pair
         before = after
 
 

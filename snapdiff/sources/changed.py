@@ -25,7 +25,7 @@ from .reader import CATALOGUE, PageReader, Progress, Side, notes_of, unit_of
 from .snapshot import PageCache, Problems, build_snapshot, check_changed
 from .tallies import TallyCache, UnitTally, total
 
-__all__ = ["Revisions"]
+__all__ = ["MixedUnits", "Revisions"]
 
 
 def _units(repo: GitRepo, side: Side) -> None:
@@ -49,6 +49,11 @@ def _units(repo: GitRepo, side: Side) -> None:
     side.units[""] = "rest-" + digest.hexdigest()
 
 
+class MixedUnits(Exception):
+    """Two units hold a page of the same package and tag, both unchanged: only a whole listing
+    says which one is the second page (and leaves it out), so the caller reads both trees so."""
+
+
 class _Counted:
     """The content both sides hold alike, unit by unit: its tally, and whether it is clean (no
     bad page in it, so that tallies built on it may be kept)."""
@@ -56,6 +61,15 @@ class _Counted:
     def __init__(self) -> None:
         self.units: dict[str, UnitTally] = {}
         self.clean: dict[str, bool] = {}
+
+    def check_apart(self) -> None:
+        """MixedUnits when two units hold a page of the same (tag, name): a unit is a tag
+        folder, so in a catalogue the units' tags never meet, and this costs nothing."""
+        tallies = list(self.units.values())
+        for number, one in enumerate(tallies):
+            for other in tallies[number + 1 :]:
+                if one.pages.keys() & other.pages.keys() and one.names.keys() & other.names.keys():
+                    raise MixedUnits
 
 
 class Revisions:
@@ -95,6 +109,7 @@ class Revisions:
         counted = _Counted()
         for prefix in sorted(old.units.keys() | new.units.keys()):
             self._count(prefix, old, new, {c.path for c in changed}, counted)
+        counted.check_apart()
         snapshots = (self._snapshot(old, counted, False), self._snapshot(new, counted, True))
         old_snapshot = check_changed(snapshots[0], snapshots[1], old.problems)
         new_snapshot = check_changed(snapshots[1], old_snapshot, new.problems)
