@@ -277,9 +277,9 @@ class TallyCache:
                     if item.path != kept and item.is_file(follow_symlinks=False):
                         info = item.stat(follow_symlinks=False)
                         found.append((info.st_mtime_ns, info.st_size, item.path))
-        except OSError:
+            size = sum(s for _, s, _ in found) + os.stat(kept).st_size
+        except OSError:  # another run changed the folder meanwhile: bound it next time
             return
-        size = sum(s for _, s, _ in found) + os.stat(kept).st_size
         for _, file_size, path in sorted(found):
             if size <= MAX_BYTES:
                 break
