@@ -6,14 +6,10 @@ import argparse
 import functools
 import gc
 import os
-import signal
 import sys
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from datetime import datetime
-from types import FrameType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 from .budget import budget
 from .errors import SnapdiffError, UsageError, printable
@@ -21,6 +17,7 @@ from .gates import parse_gates, tripped
 from .links import links_from
 from .options import filters, log_parser, parse
 from .output import TerminalProgress, write, write_atomically
+from .process import KEPT, collector_paused, terminated_cleanly
 
 __all__ = ["main"]
 
@@ -144,6 +141,7 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         progress.done()
     report = diff_snapshots(old, new, narrow)
+    KEPT(old, new, report)
     for warning in _usage_warnings(report, args):
         print(f"snapdiff: warning: {warning}", file=sys.stderr)
     for warning in report.warnings:
@@ -219,6 +217,7 @@ def _log(argv: Sequence[str]) -> int:
     )
     try:
         walked = history(start, end, options, narrow)
+        KEPT(walked)
     finally:
         progress.done()
     if args.format == "json":
@@ -236,43 +235,22 @@ def _log(argv: Sequence[str]) -> int:
     return 0
 
 
-@contextmanager
-def _terminated_cleanly() -> Iterator[None]:
-    """SIGTERM (what CI sends on cancel or timeout) ends the run as an exception would, so an
-    output file being written is removed, never left half-written or as a temporary file."""
-
-    def stop(signum: int, frame: FrameType | None) -> None:
-        raise SystemExit(128 + signum)
-
-    if threading.current_thread() is not threading.main_thread():
-        yield  # signals reach the main thread only
-        return
-    previous = signal.signal(signal.SIGTERM, stop)
+def console() -> NoReturn:
+    """The `snapdiff` command: `main`, its output flushed, and the process ended at once."""
+    KEPT.on = True
+    gc.disable()  # for good: the process ends when the command does
+    code = main()
     try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-@contextmanager
-def _collector_paused() -> Iterator[None]:
-    """The garbage collector off for one command (the process's own choice, not a library's).
-
-    A diff allocates millions of small objects and no reference cycles worth collecting: with
-    the collector on, loading a develop-size snapshot took about twice as long.
-    """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (BrokenPipeError, ValueError):
+        pass  # the reader went away, or a stream is closed: nothing more to say
+    os._exit(code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run snapdiff; return 0 (written), 1 (changes or a failed gate) or 2 (bad usage or input)."""
-    with _collector_paused(), _terminated_cleanly():
+    with collector_paused(), terminated_cleanly():
         return _main(argv)
 
 

@@ -1,0 +1,65 @@
+"""What the command does to its own process: SIGTERM handled, the collector paused, and what a
+run built kept to the end (the library does none of these)."""
+
+from __future__ import annotations
+
+import gc
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+__all__ = ["KEPT", "Kept", "collector_paused", "terminated_cleanly"]
+
+
+@contextmanager
+def terminated_cleanly() -> Iterator[None]:
+    """SIGTERM (what CI sends on cancel or timeout) ends the run as an exception would, so an
+    output file being written is removed, never left half-written or as a temporary file."""
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(128 + signum)
+
+    if threading.current_thread() is not threading.main_thread():
+        yield  # signals reach the main thread only
+        return
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """The garbage collector off for one command (the process's own choice, not a library's).
+
+    A diff allocates millions of small objects and no reference cycles worth collecting: with
+    the collector on, loading a develop-size snapshot took about twice as long.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+class Kept:
+    """What a run built, kept to the end of the process when the command ends it at once
+    (`cli.console`): freeing a whole diff's objects one by one, and collecting them, cost about
+    a tenth of a warm git run (measured paired, develop size); the operating system takes the
+    memory back in one go. Off (nothing kept) for `main` called in a process that goes on."""
+
+    def __init__(self) -> None:
+        self.on = False
+        self._built: list[object] = []
+
+    def __call__(self, *built: object) -> None:
+        if self.on:
+            self._built.extend(built)
+
+
+KEPT = Kept()
