@@ -83,7 +83,9 @@ def apply_filters(snapshot: Snapshot, filters: Filters) -> Snapshot:
     if not filters.applied:
         return snapshot
     if snapshot.rest.page_count:
-        raise AssertionError(f"{snapshot.source}: filters need every page loaded, not counted")
+        what = "filters need every page, and this snapshot holds some only as counts"
+        fix = "load the pair with LoadOptions(whole=True) (full=True for the per-spec filters)"
+        raise UsageError(snapshot.source, what, fix)
     pages = {}
     for (tag, name), page in snapshot.pages.items():
         if not (_matches(tag, filters.tag) and _matches(name, filters.package)):

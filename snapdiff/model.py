@@ -202,6 +202,7 @@ class Tally:
 
     @property
     def page_count(self) -> int:
+        """How many pages are counted."""
         return sum(self.pages.values())
 
 

@@ -290,3 +290,18 @@ def test_a_package_twice_in_unchanged_units_is_found_as_without_the_cache(
     whole = LoadOptions(repo=str(repo), keep_going=True, whole=True)
     assert kept == load_pair("HEAD~1", "HEAD", whole)
     assert kept.new.spec_count == 3 and kept.new.skipped  # zlib counted once, the second left out
+
+
+def test_a_library_diff_with_filters_of_a_pair_read_in_o_changed_says_how_to_load_it(
+    tmp_path: Path,
+) -> None:
+    from snapdiff.errors import UsageError
+    from snapdiff.model import Filters
+
+    repo = daily_repo(tmp_path / "repo")
+    pair = load_pair("HEAD~1", "HEAD", LoadOptions(repo=str(repo)))
+    with pytest.raises(UsageError, match=r"LoadOptions\(whole=True\)"):
+        diff_snapshots(*pair, Filters(package=("zlib",)))
+    whole = load_pair("HEAD~1", "HEAD", LoadOptions(repo=str(repo), whole=True))
+    report = diff_snapshots(*whole, Filters(package=("cmake",)))
+    assert [p.name for p in report.packages] == ["cmake"]
