@@ -66,9 +66,20 @@ def _values(name: str, sides: tuple[Snapshot, Snapshot]) -> set[str]:
     }
 
 
+def _every_page_held(snapshot: Snapshot) -> None:
+    """Filters need every page by name: refuse a snapshot holding some only as counts."""
+    if snapshot.rest.page_count:
+        what = "filters need every page, and this snapshot holds some only as counts"
+        fix = "load the pair with LoadOptions(whole=True) (full=True for per-spec filters)"
+        raise UsageError(snapshot.source, what, fix)
+
+
 def check_filters(old: Snapshot, new: Snapshot, filters: Filters) -> None:
     """Refuse a glob that matches nothing either snapshot holds: a typo would otherwise pass
-    every gate, comparing nothing with nothing."""
+    every gate, comparing nothing with nothing. Filters need every page by name, so snapshots
+    that hold pages only as counts are refused first."""
+    for side in (old, new):
+        _every_page_held(side)
     for name, globs in filters.applied:
         values = _values(name, (old, new))
         for glob in globs:
@@ -82,10 +93,7 @@ def apply_filters(snapshot: Snapshot, filters: Filters) -> Snapshot:
     """The snapshot as if its pages held only the matching specs (same as pre-filtered input)."""
     if not filters.applied:
         return snapshot
-    if snapshot.rest.page_count:
-        what = "filters need every page, and this snapshot holds some only as counts"
-        fix = "load the pair with LoadOptions(whole=True) (full=True for the per-spec filters)"
-        raise UsageError(snapshot.source, what, fix)
+    _every_page_held(snapshot)
     pages = {}
     for (tag, name), page in snapshot.pages.items():
         if not (_matches(tag, filters.tag) and _matches(name, filters.package)):
