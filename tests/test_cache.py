@@ -305,3 +305,29 @@ def test_a_library_diff_with_filters_of_a_pair_read_in_o_changed_says_how_to_loa
     whole = load_pair("HEAD~1", "HEAD", LoadOptions(repo=str(repo), whole=True))
     report = diff_snapshots(*whole, Filters(package=("cmake",)))
     assert [p.name for p in report.packages] == ["cmake"]
+
+
+def test_two_runs_sharing_a_cache_at_once_agree(tmp_path: Path) -> None:
+    """Two processes filling one empty cache folder at the same time: each writes through a
+    temporary file and a rename, so each gives the report of a run alone and every file left
+    is a whole tally."""
+    import subprocess
+    import sys
+
+    repo = committed(CASES / "real-v1-v2", tmp_path / "repo")
+    alone = snapdiff(repo, tmp_path / "alone", "--format", "json")
+    cache = tmp_path / "shared"
+    argv = [sys.executable, "-m", "snapdiff", "old", "new", "--repo", str(repo)]
+    argv += ["--cache-dir", str(cache), "--format", "json"]
+    for _ in range(3):
+        shutil.rmtree(cache, ignore_errors=True)
+        runs = [
+            subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in "ab"
+        ]
+        outputs = [run.communicate() for run in runs]
+        assert [out.decode() for out, _ in outputs] == [alone, alone]
+        assert [err for _, err in outputs] == [b"", b""]
+    files = sorted(p for p in cache.rglob("*") if p.is_file())
+    assert files and not [p for p in files if p.name.startswith(".new-")]
+    cache_of = tallies.TallyCache(str(cache), pytest.fail)  # a damaged file would fail here
+    assert all(cache_of.get(p.name) is not None for p in files)
