@@ -237,8 +237,12 @@ def test_unchanged_pages_with_inconsistent_meta_are_counted_from_spec_details(
     commit(repo, "one", 1)
     write_page(repo, "cmake", [spec("c2")])
     commit(repo, "two", 2)
-    data = report(["HEAD~1", "HEAD", "--repo", str(repo)], capsys)
+    argv = ["HEAD~1", "HEAD", "--repo", str(repo), "--cache-dir", str(tmp_path / "cache")]
+    data = report(argv, capsys)
     assert (data["old"]["specs"], data["new"]["specs"]) == (3, 3)
+    warning = "HEAD:_cache/develop/zlib/specs.md: meta says 5 specs, spec_details has 2"
+    assert any(w.startswith(warning) for w in data["warnings"])
+    assert report(argv, capsys) == data  # warm: the counts and the warning from the tally
 
 
 @pytest.mark.parametrize(
