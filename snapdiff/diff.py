@@ -145,10 +145,16 @@ def _package_change(
     changed.sort(key=lambda c: c.hash)
     if old is not None and new is not None and not (added or removed or changed):
         return None
-    removed_specs = [Spec.from_entry(old_entries[h]) for h in removed]
-    added_specs = [Spec.from_entry(new_entries[h]) for h in added]
+    removed_entries = [old_entries[h] for h in removed]
+    added_entries = [new_entries[h] for h in added]
     changes, kept = (
-        explain(removed_specs, added_specs, old_entries, new_entries, changed)
+        explain(
+            list(map(Spec.from_entry, removed_entries)),
+            list(map(Spec.from_entry, added_entries)),
+            old_entries,
+            new_entries,
+            changed,
+        )
         if describe
         else ((), ())
     )
@@ -172,7 +178,7 @@ def _package_change(
         stacks_removed=tuple(sorted(stacks_old - stacks_new)),
         changes=changes,
         kept=kept,
-        rebuilt=rebuilt_count(removed_specs, added_specs),
+        rebuilt=rebuilt_count(removed_entries, added_entries),
     )
 
 

@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from .claims import describe
 from .classify import classify
 from .migrations import find_migrations
-from .model import Configuration, PageEntries, Spec, canonical_json
+from .model import Configuration, Entry, PageEntries, Spec, canonical_json, configuration_of
 from .report import Change, Sentence, SpecChange
 from .versions import spec_version
 
@@ -88,12 +88,18 @@ def _facts(specs: Iterable[Spec]) -> list[tuple[str, Configuration, str]]:
     return [(s.hash, s.configuration(), spec_version(s.versions)) for s in specs]
 
 
-def rebuilt_count(removed: Iterable[Spec], added: Iterable[Spec]) -> int:
+def rebuilt_count(removed: Iterable[Entry], added: Iterable[Entry]) -> int:
     """How many removed specs are rebuilt, paired one to one with an added spec of the same
-    configuration and version (SPEC section 2a), without classifying the rest."""
-    gone = Counter((config, version) for _, config, version in _facts(removed))
-    came = Counter((config, version) for _, config, version in _facts(added))
+    configuration and version (SPEC section 2a), without classifying the rest (read from the
+    entries, as `Spec.from_entry` would normalise them: a history counts without explaining)."""
+    gone = Counter(map(_built_as, removed))
+    came = Counter(map(_built_as, added))
     return sum(min(count, came[key]) for key, count in gone.items())
+
+
+def _built_as(entry: Entry) -> tuple[Configuration, str]:
+    """What a rebuilt spec keeps: its configuration and its version."""
+    return configuration_of(entry), spec_version(entry["versions"])
 
 
 def explain(
