@@ -113,24 +113,19 @@ Facet = tuple[bytes, bytes, bytes, bytes, bytes, bytes]
 
 
 class Rows:
-    """The distinct facets of a page's entries as read, each kind made when first asked for
-    (most pages of a diff are asked for versions, few for stacks)."""
+    """The distinct facets of a page's entries as read: (configuration, versions) and
+    (configuration, stacks). Made at once: keeping the matches to make the second only when
+    asked for (a few pages are) cost a third more memory for a develop-size pair (140 MiB
+    against 107 MiB peak) to save about 0.01 s."""
 
-    __slots__ = ("_by_stacks", "_by_versions", "_found")
+    __slots__ = ("_by_stacks", "_by_versions")
 
     def __init__(self, found: list[Match]) -> None:
-        self._found = found
-        self._by_versions: set[Facet] | None = None
-        self._by_stacks: set[Facet] | None = None
+        self._by_versions = set(map(_CONFIG_VERSION, found))
+        self._by_stacks = set(map(_CONFIG_STACKS, found))
 
     def of(self, stacks: bool) -> set[Facet]:
-        if stacks:
-            if self._by_stacks is None:
-                self._by_stacks = set(map(_CONFIG_STACKS, self._found))
-            return self._by_stacks
-        if self._by_versions is None:
-            self._by_versions = set(map(_CONFIG_VERSION, self._found))
-        return self._by_versions
+        return self._by_stacks if stacks else self._by_versions
 
 
 def text_list(text: bytes) -> tuple[str, ...]:
