@@ -331,3 +331,30 @@ def test_two_runs_sharing_a_cache_at_once_agree(tmp_path: Path) -> None:
     assert files and not [p for p in files if p.name.startswith(".new-")]
     cache_of = tallies.TallyCache(str(cache), pytest.fail)  # a damaged file would fail here
     assert all(cache_of.get(p.name) is not None for p in files)
+
+
+def test_a_history_reads_only_the_blobs_each_step_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from snapdiff.sources import git as git_source
+    from snapdiff.sources import load_history
+
+    repo = daily_repo(tmp_path / "repo")
+    options = LoadOptions(repo=str(repo), cache_dir=str(tmp_path / "cache"))
+    load_pair("HEAD~2", "HEAD~1", options)  # the start's tallies, as a daily run leaves them
+    asked: list[str] = []
+    real = git_source.GitRepo.read_blobs
+
+    def read_blobs(self: Any, ids: Any, *args: Any) -> Any:
+        wanted = list(ids)
+        asked.extend(wanted)
+        return real(self, wanted, *args)
+
+    monkeypatch.setattr(git_source.GitRepo, "read_blobs", read_blobs)
+    steps = list(load_history("HEAD~2", "HEAD", options))
+    changed = set()
+    for old, new in (("HEAD~2", "HEAD~1"), ("HEAD~1", "HEAD")):
+        out = git(repo, "diff-tree", "-r", "--no-renames", old, new).splitlines()
+        changed |= {sha for line in out for sha in line.split()[2:4] if set(sha) != {"0"}}
+    assert len(steps) == 2 and asked and set(asked) <= changed
+    assert len(asked) == len(set(asked)), "a blob read twice"
