@@ -103,7 +103,7 @@ def _index_tag(args: argparse.Namespace) -> str:
 
 def _cache_dir(args: argparse.Namespace) -> str | None:
     """Where tallies are kept across runs: --cache-dir, else the user's cache; --no-cache: none."""
-    from .sources.tallies import default_cache_dir
+    from .sources.tallycache import default_cache_dir
 
     if args.no_cache:
         return None

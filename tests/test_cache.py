@@ -24,7 +24,7 @@ from test_properties import snapshots, write
 
 from snapdiff.cli import main
 from snapdiff.diff import diff_snapshots
-from snapdiff.sources import LoadOptions, load_pair, tallies
+from snapdiff.sources import LoadOptions, load_pair, tallycache
 
 CASES = Path(__file__).parent / "cases"
 CASE_NAMES = sorted(p.name for p in CASES.iterdir() if (p / "old").is_dir())
@@ -182,7 +182,7 @@ def test_a_daily_chain_reads_only_what_changed(
 def test_the_cache_is_bounded_and_written_atomically(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(tallies, "MAX_BYTES", 1)  # any second file is one too many
+    monkeypatch.setattr(tallycache, "MAX_BYTES", 1)  # any second file is one too many
     repo = daily_repo(tmp_path / "repo")
     cache = tmp_path / "cache"
     for rev in ("HEAD~2", "HEAD~1"):
@@ -250,16 +250,17 @@ def test_git_mode_warm_and_cold_agree_with_directories(
 
 
 def test_a_tally_of_real_pages_is_what_this_format_says(tmp_path: Path) -> None:
-    """What a tally holds, and how a page is counted, belong to `tallies.FORMAT`: a change to
+    """What a tally holds, and how a page is counted, belong to `tallycache.FORMAT`: a change to
     either must bump it (old files are then not found), or a cache would serve counts made by
     other rules. The tally of the real `new` pages is kept per FORMAT and reviewed like a golden
     file (SNAPDIFF_UPDATE_GOLDEN=1 writes it)."""
     repo = committed(CASES / "real-v1-v2", tmp_path / "repo")
     load_pair("old", "new", LoadOptions(repo=str(repo), cache_dir=str(tmp_path / "cache")))
     unit = git(repo, "rev-parse", "new:_cache/develop")
-    written = (tmp_path / "cache" / f"tallies-{tallies.FORMAT}" / unit).read_bytes()
-    body = json.loads(written.partition(b"\n")[2])
-    expected = Path(__file__).parent / "data" / f"tally-format-{tallies.FORMAT}.json"
+    written = (tmp_path / "cache" / f"tallies-{tallycache.FORMAT}" / unit).read_bytes()
+    _, counts, names = written.split(b"\n")  # the header, the counts, the page names
+    body = json.loads(counts) | {"names": json.loads(names)}
+    expected = Path(__file__).parent / "data" / f"tally-format-{tallycache.FORMAT}.json"
     if os.environ.get("SNAPDIFF_UPDATE_GOLDEN") == "1":
         expected.write_text(json.dumps(body, indent=1, sort_keys=True) + "\n")
     assert body == json.loads(expected.read_text())
@@ -329,7 +330,7 @@ def test_two_runs_sharing_a_cache_at_once_agree(tmp_path: Path) -> None:
         assert [err for _, err in outputs] == [b"", b""]
     files = sorted(p for p in cache.rglob("*") if p.is_file())
     assert files and not [p for p in files if p.name.startswith(".new-")]
-    cache_of = tallies.TallyCache(str(cache), pytest.fail)  # a damaged file would fail here
+    cache_of = tallycache.TallyCache(str(cache), pytest.fail)  # a damaged file would fail here
     assert all(cache_of.get(p.name) is not None for p in files)
 
 

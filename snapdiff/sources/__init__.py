@@ -12,7 +12,7 @@ from .git import GitRepo
 from .reader import Progress
 from .sides import GitSide, LoadOptions, open_side, opened
 from .snapshot import PageCache, Problems, check_changed
-from .tallies import TallyCache
+from .tallycache import TallyCache
 
 __all__ = [
     "LoadOptions",

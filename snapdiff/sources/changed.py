@@ -23,7 +23,8 @@ from .pages import (
 )
 from .reader import CATALOGUE, PageReader, Progress, Side, notes_of, unit_of
 from .snapshot import PageCache, Problems, build_snapshot, check_changed
-from .tallies import TallyCache, UnitTally, total
+from .tallies import UnitTally, total
+from .tallycache import TallyCache
 
 __all__ = ["MixedUnits", "Revisions"]
 
