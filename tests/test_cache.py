@@ -359,3 +359,28 @@ def test_a_history_reads_only_the_blobs_each_step_changed(
         changed |= {sha for line in out for sha in line.split()[2:4] if set(sha) != {"0"}}
     assert len(steps) == 2 and asked and set(asked) <= changed
     assert len(asked) == len(set(asked)), "a blob read twice"
+
+
+def test_keeping_going_past_bad_pages_agrees_with_a_whole_reading(tmp_path: Path) -> None:
+    """A bad page both revisions hold, and one only the newer holds: left out alike whether the
+    pair is read in O(changed), warm or cold, or whole; no tally of a side with a bad page is
+    kept."""
+    repo = new_repo(tmp_path / "repo")
+    write_page(repo, "zlib", [spec("a", "1.0")])
+    write_page(repo, "cmake", [spec("c", "3.1")])
+    (repo / "_cache" / "develop" / "broken").mkdir()
+    (repo / "_cache" / "develop" / "broken" / "specs.md").write_text("---\ntitle: [\n---\n")
+    commit(repo, "one", 1)
+    write_page(repo, "cmake", [spec("c", "3.1"), spec("d", "3.2")])
+    write_page(repo, "hdf5", [spec("h", "1.14")])
+    (repo / "_cache" / "develop" / "hdf5" / "specs.md").write_text("---\nlayout: cache\n---\n")
+    commit(repo, "two", 2)
+    cache = tmp_path / "cache"
+    options = LoadOptions(repo=str(repo), keep_going=True, cache_dir=str(cache))
+    whole = load_pair("HEAD~1", "HEAD", LoadOptions(repo=str(repo), keep_going=True, whole=True))
+    for _ in ("cold", "warm"):
+        pair = load_pair("HEAD~1", "HEAD", options)
+        assert as_json(diff_snapshots(*pair)) == as_json(diff_snapshots(*whole))
+        assert sorted(pair.new.skipped) == sorted(whole.new.skipped)
+        assert len(pair.new.skipped) == 2
+    assert not any(cache.rglob("*")), "every tally had a bad page in it"

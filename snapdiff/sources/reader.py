@@ -62,6 +62,14 @@ def unit_of(path: str, units: dict[str, str]) -> str:
     return ""
 
 
+def _as_side(error: InputError, path: str, side: Side) -> InputError:
+    """An error about a file, named as one side names it: `REV:path`, and what followed the
+    path in the error (the line of a page, `:3`)."""
+    at = error.where.find(path)
+    rest = error.where[at + len(path) :] if at >= 0 else ""
+    return InputError(side.source(path) + rest, error.what, error.fix)
+
+
 def notes_of(parsed: ParsedPage) -> list[str]:
     """A page's warnings without its source (a tally serves any revision holding the page)."""
     label = parsed.page.source + ": "
@@ -98,7 +106,7 @@ class PageReader:
             if is_catalogue_path(found.path):
                 for side in sides:
                     side.bad.add(found.path)
-                    side.problems.skip(InputError(side.source(found.path), error.what, error.fix))
+                    side.problems.skip(_as_side(error, found.path, side))
             return False
         return True
 
@@ -129,7 +137,7 @@ class PageReader:
             if isinstance(got, InputError):
                 for side in sides:
                     side.bad.add(found.path)
-                    side.problems.skip(InputError(side.source(found.path), got.what, got.fix))
+                    side.problems.skip(_as_side(got, found.path, side))
 
     @staticmethod
     def _revision(needed: dict[str, dict[bool, tuple[Side, str]]]) -> Callable[[str], str]:
