@@ -7,6 +7,7 @@ JSON must also be the golden one (but for the commit ids and dates only git revi
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
@@ -19,6 +20,7 @@ import pytest
 from clirun import run
 from gitrepo import commit, git, new_repo
 from hypothesis import given
+from hypothesis import strategies as st
 from pagegen import as_json, spec, write_page
 from test_properties import snapshots, write
 
@@ -384,3 +386,88 @@ def test_keeping_going_past_bad_pages_agrees_with_a_whole_reading(tmp_path: Path
         assert sorted(pair.new.skipped) == sorted(whole.new.skipped)
         assert len(pair.new.skipped) == 2
     assert not any(cache.rglob("*")), "every tally had a bad page in it"
+
+
+# One file of a revision, for the property below: a kind, and what it holds.
+FILES = st.sampled_from(
+    [
+        ("page", "zlib", ("a", "b")),
+        ("page", "zlib", ("a",)),
+        ("page", "cmake", ("c",)),
+        ("page", "cmake", ("c", "d")),
+        ("page", "hdf5", ("h",)),
+        ("bad", "broken", ()),
+        ("link", "linked", ()),
+        ("outside", "site/extra.md", ("x",)),
+        ("outside", "site/zlib.md", ("z",)),  # zlib a second time, from outside `_cache/`
+        ("text", "README.md", ()),
+        ("mode", "cmake", ("c",)),  # the same page, executable
+    ]
+)
+
+
+def _write(repo: Path, files: frozenset[tuple[str, str, tuple[str, ...]]]) -> None:
+    from pagegen import page_text
+
+    for item in list(repo.iterdir()):
+        if item.name != ".git":
+            shutil.rmtree(item) if item.is_dir() and not item.is_symlink() else item.unlink()
+    for kind, name, hashes in sorted(files):
+        specs = [spec(h, "1.0") for h in hashes]
+        page = repo / "_cache" / "develop" / name / "specs.md"
+        if kind in ("page", "mode"):
+            if not page.exists():
+                write_page(repo, name, specs)
+            if kind == "mode":
+                page.chmod(0o755)
+        elif kind in ("bad", "link"):
+            page.parent.mkdir(parents=True, exist_ok=True)
+            if kind == "bad":
+                page.write_text("---\ntitle: [\n---\n")
+            else:
+                page.symlink_to("/etc/hostname")
+        elif kind == "outside":
+            (repo / name).parent.mkdir(parents=True, exist_ok=True)
+            (repo / name).write_text(page_text(Path(name).stem, "develop", specs))
+        else:
+            (repo / name).write_text("not a page\n")
+
+
+def _outcome(old: str, new: str, options: LoadOptions) -> object:
+    """What a diff of two revisions says (JSON and the pages left out), or its error."""
+    from snapdiff.errors import SnapdiffError
+
+    try:
+        pair = load_pair(old, new, options)
+    except SnapdiffError as error:
+        return error.message
+    return as_json(diff_snapshots(*pair)), sorted(pair.old.skipped), sorted(pair.new.skipped)
+
+
+@given(st.lists(st.frozensets(FILES, min_size=1, max_size=5), min_size=2, max_size=3))
+def test_o_changed_cold_and_warm_agree_with_a_whole_reading(
+    revisions: list[frozenset[tuple[str, str, tuple[str, ...]]]],
+) -> None:
+    """Random revisions of good, bad, linked, outside and executable pages and other files:
+    each step read in O(changed) (the cache cold, then warm from the step before) says what
+    the same step read whole says, keeping going; not keeping going, it stops at a page a whole
+    reading also finds bad (with several, which one comes first may differ)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = new_repo(Path(tmp) / "repo")
+        for day, files in enumerate(revisions, start=1):
+            _write(repo, files)
+            commit(repo, f"day {day}", day)
+        for keep_going in (True, False):
+            cache = Path(tmp) / f"cache-{keep_going}"
+            for step in range(len(revisions) - 1, 0, -1):
+                old, new = f"HEAD~{step}", f"HEAD~{step - 1}"
+                base = LoadOptions(repo=str(repo), keep_going=keep_going)
+                whole = _outcome(old, new, dataclasses.replace(base, whole=True))
+                for _ in ("cold or derived", "warm"):
+                    got = _outcome(old, new, dataclasses.replace(base, cache_dir=str(cache)))
+                    if keep_going or not isinstance(whole, str):
+                        assert got == whole
+                    else:  # stopped at a bad page: one of those a whole reading finds
+                        found = _outcome(old, new, dataclasses.replace(base, keep_going=True))
+                        bad = {*found[1], *found[2]} if isinstance(found, tuple) else {found}
+                        assert isinstance(got, str) and got in bad | {whole}

@@ -10,7 +10,7 @@ from ..model import Snapshot
 from .changed import MixedUnits, Revisions
 from .git import GitRepo
 from .reader import Progress
-from .sides import GitSide, LoadOptions, open_side, opened
+from .sides import GitSide, LoadOptions, Side, open_side, opened
 from .snapshot import PageCache, Problems, check_changed
 from .tallycache import TallyCache
 
@@ -61,20 +61,37 @@ def load_pair(old: str, new: str, options: LoadOptions | None = None) -> Snapsho
                 return SnapshotPair(*revisions.load(sides[0].revision, sides[1].revision))
             except MixedUnits:
                 pass  # only a whole listing says which page is the second: read both so
-        shared = set() if options.full else sides[0].digests() & sides[1].digests()
-        cache = PageCache(shared)
-        new_snapshot = sides[1].load(cache)
-        old_snapshot = sides[0].load(cache)
-        if options.full:  # per-spec filters read every entry: check them all now
-            nothing = Snapshot("", {})
-            old_snapshot = check_changed(old_snapshot, nothing, sides[0].problems)
-            return SnapshotPair(
-                old_snapshot, check_changed(new_snapshot, nothing, sides[1].problems)
-            )
-        old_snapshot = check_changed(old_snapshot, new_snapshot, sides[0].problems)
-        return SnapshotPair(
-            old_snapshot, check_changed(new_snapshot, old_snapshot, sides[1].problems)
-        )
+        pair = _whole_pair(sides, options, counted=not options.full)
+        if _counted_apart(pair):  # a page left out made a shared blob one side's only
+            sides = open_side(old, options, repos), open_side(new, options, repos)
+            pair = _whole_pair(sides, options, counted=False)
+        return pair
+
+
+def _whole_pair(sides: tuple[Side, Side], options: LoadOptions, counted: bool) -> SnapshotPair:
+    """Both sides with every page held; content both hold read only for its counts when
+    `counted`, else in full."""
+    shared = sides[0].digests() & sides[1].digests() if counted else set()
+    cache = PageCache(shared)
+    new_snapshot = sides[1].load(cache)
+    old_snapshot = sides[0].load(cache)
+    if options.full:  # per-spec filters read every entry: check them all now
+        nothing = Snapshot("", {})
+        old_snapshot = check_changed(old_snapshot, nothing, sides[0].problems)
+        return SnapshotPair(old_snapshot, check_changed(new_snapshot, nothing, sides[1].problems))
+    old_snapshot = check_changed(old_snapshot, new_snapshot, sides[0].problems)
+    return SnapshotPair(old_snapshot, check_changed(new_snapshot, old_snapshot, sides[1].problems))
+
+
+def _counted_apart(pair: SnapshotPair) -> bool:
+    """Whether a page read only for its counts differs from its counterpart: content both
+    sides hold, whose page one side left out (`--keep-going`, a package's second page)."""
+    for snapshot, other in (pair.old, pair.new), (pair.new, pair.old):
+        for key, page in snapshot.pages.items():
+            twin = other.pages.get(key)
+            if page.entries is None and (twin is None or twin.digest != page.digest):
+                return True
+    return False
 
 
 def _revisions(repo: GitRepo, options: LoadOptions) -> Revisions:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-from collections.abc import Iterator, Mapping
 
 from ..errors import InputError
 from ..model import Snapshot
@@ -51,7 +50,7 @@ def _units(repo: GitRepo, side: Side) -> None:
 
 
 class MixedUnits(Exception):
-    """Two units hold a page of the same package and tag, both unchanged: only a whole listing
+    """A package's page twice in one tag, at least once on a counted page: only a whole listing
     says which one is the second page (and leaves it out), so the caller reads both trees so."""
 
 
@@ -62,6 +61,14 @@ class _Counted:
     def __init__(self) -> None:
         self.units: dict[str, UnitTally] = {}
         self.clean: dict[str, bool] = {}
+
+    def check_apart_from(self, side: Side) -> None:
+        """MixedUnits when a changed page's package is also on a counted page: which of the two
+        is the second page (and is left out) follows their paths, as a whole reading says."""
+        for parsed in side.pages.values():
+            page = parsed.page
+            if any(tally.path_of(page.tag, page.name) for tally in self.units.values()):
+                raise MixedUnits
 
     def check_apart(self) -> None:
         """MixedUnits when two units hold a page of the same (tag, name): a unit is a tag
@@ -111,9 +118,11 @@ class Revisions:
         for prefix in sorted(old.units.keys() | new.units.keys()):
             self._count(prefix, old, new, {c.path for c in changed}, counted)
         counted.check_apart()
-        snapshots = (self._snapshot(old, counted, False), self._snapshot(new, counted, True))
-        old_snapshot = check_changed(snapshots[0], snapshots[1], old.problems)
-        new_snapshot = check_changed(snapshots[1], old_snapshot, new.problems)
+        for side in (old, new):
+            counted.check_apart_from(side)
+        newer = self._snapshot(new, counted, True)  # the newer first, as a whole reading
+        old_snapshot = check_changed(self._snapshot(old, counted, False), newer, old.problems)
+        new_snapshot = check_changed(newer, old_snapshot, new.problems)
         self._keep(old, new, counted)
         # what a later step may read again: the newer side's version of every page parsed so
         # far (a history: a page that changes twice is parsed once between), never more than
@@ -199,10 +208,9 @@ class Revisions:
             for path, notes in tally.notes.items():
                 warnings += [f"{side.source(prefix + path)}: {note}" for note in notes]
         rest = total(counted.units.values())
-        names = _Names(side, counted.units)
         parsed = [side.pages[path] for path in sorted(side.pages)]
         rev = side.rev
-        snapshot = build_snapshot(rev.arg, parsed, side.problems, rev.commit, rev.date, rest, names)
+        snapshot = build_snapshot(rev.arg, parsed, side.problems, rev.commit, rev.date, rest)
         return dataclasses.replace(snapshot, warnings=(*snapshot.warnings, *warnings))
 
     def _keep(self, old: Side, new: Side, counted: _Counted) -> None:
@@ -227,25 +235,3 @@ def _less(base: UnitTally, side: Side, prefix: str) -> UnitTally | None:
         if not tally.remove(path, parsed.page):
             return None
     return tally
-
-
-class _Names(Mapping[tuple[str, str], str]):
-    """Where each counted page is, by (tag, name), as one side names it: looked up, never
-    listed (a diff asks only about the pages it read)."""
-
-    def __init__(self, side: Side, units: dict[str, UnitTally]) -> None:
-        self.side = side
-        self.units = units
-
-    def __getitem__(self, key: tuple[str, str]) -> str:
-        for prefix, tally in self.units.items():
-            path = tally.path_of(*key)
-            if path is not None:
-                return self.side.source(prefix + path)
-        raise KeyError(key)
-
-    def __iter__(self) -> Iterator[tuple[str, str]]:
-        raise TypeError("counted pages are looked up, never listed")
-
-    def __len__(self) -> int:
-        return sum(sum(tally.pages.values()) for tally in self.units.values())

@@ -104,7 +104,7 @@ class PageReader:
                 check_size(found.size, sides[0].source(found.path))
         except InputError as error:
             if is_catalogue_path(found.path):
-                for side in sides:
+                for side in reversed(sides):  # the older first, as a listing finds them
                     side.bad.add(found.path)
                     side.problems.skip(_as_side(error, found.path, side))
             return False
@@ -113,8 +113,9 @@ class PageReader:
     def read(
         self, files: list[tuple[TreeFile, list[Side]]]
     ) -> Iterator[tuple[str, Side, ParsedPage]]:
-        """(path, side, page) of each file that is a page, for each side holding it; a bad page
-        is a problem of each side holding it."""
+        """(path, side, page) of each file that is a page, for each side holding it (newest
+        first); a bad page is a problem of each side holding it, the newer's first, as reading
+        finds it (a file that is not read, the older's first, as listing finds it)."""
         readable = [(found, sides) for found, sides in files if self._readable(found, sides)]
         needed: dict[str, dict[bool, tuple[Side, str]]] = {}  # sha -> layout -> first place
         for found, sides in readable:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Set
-from types import MappingProxyType
 from typing import NamedTuple
 
 from ..errors import InputError
@@ -87,13 +86,11 @@ def _check_unique(
     hashes: tuple[str, ...],
     pages: Mapping[tuple[str, str], Page],
     seen: dict[str, _Held],
-    counted: Mapping[tuple[str, str], str],
 ) -> None:
     """A package twice in one tag, or a hash on two pages of one tag, is an input error."""
     other = pages.get((page.tag, page.name))
-    first = other.source if other is not None else counted.get((page.tag, page.name))
-    if first is not None:
-        what = f"second page for {page.name} under tag {page.tag} (first: {first})"
+    if other is not None:
+        what = f"second page for {page.name} under tag {page.tag} (first: {other.source})"
         raise InputError(page.source, what, "keep one page per package and tag")
     held = seen.get(page.tag)
     if held is not None and not held.hashes.isdisjoint(hashes):  # a set operation, in C
@@ -118,18 +115,15 @@ def build_snapshot(
     commit: str | None = None,
     date: str | None = None,
     rest: Tally = NOTHING,
-    counted: Mapping[tuple[str, str], str] = MappingProxyType({}),
 ) -> Snapshot:
-    """Gather parsed pages into a Snapshot, each package and hash once per tag.
-
-    `rest` counts the pages held only as counts, `counted` names their (tag, name) and source.
-    """
+    """Gather parsed pages into a Snapshot, each package and hash once per tag, beside the pages
+    held only as counts (`rest`, which the loader has checked apart from these)."""
     pages: dict[tuple[str, str], Page] = {}
     seen: dict[str, _Held] = {}  # tag -> hashes of its pages
     warnings: list[str] = []
     for page, hashes, page_warnings in parsed:
         try:
-            _check_unique(page, hashes, pages, seen, counted)
+            _check_unique(page, hashes, pages, seen)
         except InputError as error:
             problems.skip(error)
             continue
