@@ -120,9 +120,9 @@ class Revisions:
         counted.check_apart()
         for side in (old, new):
             counted.check_apart_from(side)
-        newer = self._snapshot(new, counted, True)  # the newer first, as a whole reading
-        old_snapshot = check_changed(self._snapshot(old, counted, False), newer, old.problems)
-        new_snapshot = check_changed(newer, old_snapshot, new.problems)
+        built = self._snapshot(new, counted, True)  # the newer first, as a whole reading
+        old_snapshot = check_changed(self._snapshot(old, counted, False), built, old.problems)
+        new_snapshot = check_changed(built, old_snapshot, new.problems)
         self._keep(old, new, counted)
         # what a later step may read again: the newer side's version of every page parsed so
         # far (a history: a page that changes twice is parsed once between), never more than
