@@ -474,3 +474,31 @@ def test_o_changed_cold_and_warm_agree_with_a_whole_reading(
                         assert got == whole
                     else:  # stopped: at a bad page too (with several, maybe another one)
                         assert isinstance(got, str) and got.startswith(("HEAD~", "HEAD:"))
+
+
+@given(st.lists(st.frozensets(FILES, min_size=1, max_size=5), min_size=2, max_size=4))
+def test_a_history_in_o_changed_agrees_with_a_whole_reading(
+    revisions: list[frozenset[tuple[str, str, tuple[str, ...]]]],
+) -> None:
+    """The same random revisions as a history, keeping going: each step read in O(changed),
+    reusing what the steps before parsed and counted, says what a whole reading of the range
+    says."""
+    from snapdiff.errors import SnapdiffError
+    from snapdiff.history import history
+    from snapdiff.report_json import render_history_json
+
+    def walked(options: LoadOptions) -> str:
+        try:
+            return render_history_json(history(f"HEAD~{len(revisions) - 1}", "HEAD", options))
+        except SnapdiffError as error:
+            return error.message
+
+    with tempfile.TemporaryDirectory() as tmp:
+        repo = new_repo(Path(tmp) / "repo")
+        for day, files in enumerate(revisions, start=1):
+            _write(repo, files)
+            commit(repo, f"day {day}", day)
+        base = LoadOptions(repo=str(repo), keep_going=True)
+        whole = walked(dataclasses.replace(base, whole=True))
+        for _ in ("cold", "warm"):
+            assert walked(dataclasses.replace(base, cache_dir=str(Path(tmp) / "c"))) == whole
