@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -167,6 +168,9 @@ def _changed_history(
             return
         yield pair
         before = after
+    if before is start.revision:  # nothing changed: the start is still read, and checked
+        with contextlib.suppress(MixedUnits):
+            revisions.load(before, before)
 
 
 def merge_base(one: str, other: str, repo: str | None = None) -> str:
