@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterator
 from typing import NamedTuple
 
@@ -155,6 +154,11 @@ def _changed_history(
     whose units hold a page twice on, every page is held, as `load_pair` does then)."""
     revisions = _revisions(start.repo, options)
     before = start.revision
+    try:  # the start read and checked first, as a whole reading does (its tallies then serve)
+        revisions.load(before, before)
+    except MixedUnits:
+        yield from _whole_history(start, commits, options)
+        return
     for number, commit in enumerate(commits, start=1):
         _progress(options, number, commits)
         after = start.repo.resolve(commit)
@@ -168,9 +172,6 @@ def _changed_history(
             return
         yield pair
         before = after
-    if before is start.revision:  # nothing changed: the start is still read, and checked
-        with contextlib.suppress(MixedUnits):
-            revisions.load(before, before)
 
 
 def merge_base(one: str, other: str, repo: str | None = None) -> str:
