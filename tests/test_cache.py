@@ -150,17 +150,10 @@ def daily_repo(path: Path) -> Path:
     return repo
 
 
-def test_a_daily_chain_reads_only_what_changed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Day 2 to 3 after day 1 to 2: the stored tally of day 2 counts what day 3 kept, and no
-    unchanged page is read; the report is the one of a run with no cache."""
+def blobs_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ids of the blobs git is asked for from now on (the list fills as they are)."""
     from snapdiff.sources import git as git_source
 
-    repo = daily_repo(tmp_path / "repo")
-    cache = tmp_path / "cache"
-    options = LoadOptions(repo=str(repo), cache_dir=str(cache))
-    load_pair("HEAD~2", "HEAD~1", options)
     asked: list[str] = []
     real = git_source.GitRepo.read_blobs
 
@@ -170,6 +163,19 @@ def test_a_daily_chain_reads_only_what_changed(
         return real(self, wanted, *args)
 
     monkeypatch.setattr(git_source.GitRepo, "read_blobs", read_blobs)
+    return asked
+
+
+def test_a_daily_chain_reads_only_what_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Day 2 to 3 after day 1 to 2: the stored tally of day 2 counts what day 3 kept, and no
+    unchanged page is read; the report is the one of a run with no cache."""
+    repo = daily_repo(tmp_path / "repo")
+    cache = tmp_path / "cache"
+    options = LoadOptions(repo=str(repo), cache_dir=str(cache))
+    load_pair("HEAD~2", "HEAD~1", options)
+    asked = blobs_read(monkeypatch)
     warm = load_pair("HEAD~1", "HEAD", options)
     changed = {
         git(repo, "rev-parse", f"{rev}:_cache/develop/{name}/specs.md")
@@ -339,21 +345,12 @@ def test_two_runs_sharing_a_cache_at_once_agree(tmp_path: Path) -> None:
 def test_a_history_reads_only_the_blobs_each_step_changed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from snapdiff.sources import git as git_source
     from snapdiff.sources import load_history
 
     repo = daily_repo(tmp_path / "repo")
     options = LoadOptions(repo=str(repo), cache_dir=str(tmp_path / "cache"))
     load_pair("HEAD~2", "HEAD~1", options)  # the start's tallies, as a daily run leaves them
-    asked: list[str] = []
-    real = git_source.GitRepo.read_blobs
-
-    def read_blobs(self: Any, ids: Any, *args: Any) -> Any:
-        wanted = list(ids)
-        asked.extend(wanted)
-        return real(self, wanted, *args)
-
-    monkeypatch.setattr(git_source.GitRepo, "read_blobs", read_blobs)
+    asked = blobs_read(monkeypatch)
     steps = list(load_history("HEAD~2", "HEAD", options))
     changed = set()
     for old, new in (("HEAD~2", "HEAD~1"), ("HEAD~1", "HEAD")):

@@ -20,7 +20,7 @@ from .git import GitRepo, Revision, TreeEntry, TreeFile
 from .pages import (
     is_candidate,
 )
-from .reader import CATALOGUE, PageReader, Progress, Side, notes_of, unit_of
+from .reader import CATALOGUE, PageReader, Progress, Side, notes_of, quiet, unit_of
 from .snapshot import PageCache, Problems, build_snapshot, check_changed
 from .tallies import UnitTally, total
 from .tallycache import TallyCache
@@ -89,7 +89,7 @@ class Revisions:
         tallies: TallyCache,
         pages: PageCache,
         keep_going: bool = False,
-        progress: Progress = lambda _: None,
+        progress: Progress = quiet,
     ) -> None:
         self.repo = repo
         self.tallies = tallies

@@ -42,15 +42,20 @@ class Side:
     rest: list[TreeEntry] = field(default_factory=list)  # what the unit "" is made of
     pages: dict[str, ParsedPage] = field(default_factory=dict)  # changed path -> page
     bad: set[str] = field(default_factory=set)  # changed paths that are bad pages
+    _by_unit: dict[str, list[tuple[str, ParsedPage]]] | None = None
 
     def source(self, path: str) -> str:
         return f"{self.rev.arg}:{path}"
 
-    def in_unit(self, prefix: str) -> Iterator[tuple[str, ParsedPage]]:
-        """(path in the unit, page) of the changed pages in one unit."""
-        for path, parsed in self.pages.items():
-            if unit_of(path, self.units) == prefix:
-                yield path[len(prefix) :], parsed
+    def in_unit(self, prefix: str) -> list[tuple[str, ParsedPage]]:
+        """(path in the unit, page) of the changed pages in one unit (grouped once, when first
+        asked for: the pages are all read by then)."""
+        if self._by_unit is None:
+            self._by_unit = {}
+            for path, parsed in self.pages.items():
+                unit = unit_of(path, self.units)
+                self._by_unit.setdefault(unit, []).append((path[len(unit) :], parsed))
+        return self._by_unit.get(prefix, [])
 
 
 def unit_of(path: str, units: dict[str, str]) -> str:
