@@ -192,7 +192,7 @@ def markdown_context(
         "sections": _sections(rows, limits or {}),
         "filters": [(Safe(name), list(globs)) for name, globs in report.filters.applied],
         "root_is_total": any(s["whole"] for s in data["stacks"]),
-        "stack_moves": stack_move_rows(data["stack_moves"], multi_tag),
+        "stack_moves": stack_move_rows(report.stack_moves, multi_tag),
         "spack1": spack1(report, labels),
         "added_by_class": class_counts(data["specs_by_class"], added=True),
         "removed_by_class": class_counts(data["specs_by_class"], added=False),

@@ -6,7 +6,7 @@ import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from .model import NOTHING, Page, Tally
+from .model import NOTHING, Page, Tally, renamed
 from .report import StackChange, StackMove
 from .schema import Status
 
@@ -118,11 +118,16 @@ def stack_coverage(
 
 
 Values = dict[Key, dict[str, set[str]]]  # (tag, stack) -> dimension -> values of its specs
+Written = dict[Key, dict[str, str]]  # (tag, stack) -> compiler -> as its pages write it
 
 
-def _values(pages: Mapping[Key, Page], differing: list[Key], stacks: set[Key]) -> Values:
-    """Per stack of `stacks` and per dimension, the values its specs have over some pages."""
+def _values(
+    pages: Mapping[Key, Page], differing: list[Key], stacks: set[Key]
+) -> tuple[Values, Written]:
+    """Per stack of `stacks` and per dimension, the values its specs have over some pages, and
+    how those pages write their compilers."""
     values: Values = {key: {d: set() for d in MOVE_DIMENSIONS} for key in stacks}
+    written: Written = {key: {} for key in stacks}
     tags = {tag for tag, _ in stacks}
     for key in differing:
         page = pages.get(key)
@@ -130,13 +135,15 @@ def _values(pages: Mapping[Key, Page], differing: list[Key], stacks: set[Key]) -
             continue
         if not any((key[0], stack) in values for stack, _ in page.stack_counts):
             continue  # holds none of the stacks asked about
+        spelling = page.entries.compiler_spellings()
         for name, configs in page.entries.configurations_by_stack().items():
             found = values.get((key[0], name))
             if found is None:
                 continue
             for dimension, place in MOVE_DIMENSIONS.items():
                 found[dimension].update(str(config[place]) for config in configs)
-    return values
+            written[(key[0], name)].update(spelling)
+    return values, written
 
 
 def stack_moves(
@@ -150,12 +157,14 @@ def stack_moves(
     """Stacks whose specs all had values in one set along a dimension and now all in another,
     the sets disjoint (SPEC section 2a); `candidates` are held by differing pages only."""
     moves = []
-    values_old = _values(old, differing, set(candidates))
-    values_new = _values(new, differing, set(candidates))
+    values_old, written_old = _values(old, differing, set(candidates))
+    values_new, written_new = _values(new, differing, set(candidates))
     for key in candidates:
         was, now = values_old[key], values_new[key]
         for dimension in MOVE_DIMENSIONS:
             if was[dimension] and now[dimension] and not was[dimension] & now[dimension]:
+                named = was[dimension] | now[dimension] if dimension == "compiler" else set()
+                spelling = written_old[key] | written_new[key]
                 moves.append(
                     StackMove(
                         *key,
@@ -164,6 +173,7 @@ def stack_moves(
                         tuple(sorted(now[dimension])),
                         before[key][0],
                         after[key][0],
+                        renamed({c: spelling.get(c, c) for c in named}),
                     )
                 )
     return moves

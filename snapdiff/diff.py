@@ -147,7 +147,7 @@ def _package_change(
         return None
     removed_entries = [old_entries[h] for h in removed]
     added_entries = [new_entries[h] for h in added]
-    changes, kept = (
+    changes, kept, spellings = (
         explain(
             list(map(Spec.from_entry, removed_entries)),
             list(map(Spec.from_entry, added_entries)),
@@ -156,7 +156,7 @@ def _package_change(
             changed,
         )
         if describe
-        else ((), ())
+        else ((), (), ())
     )
     old_set, new_set = old_entries.versions, new_entries.versions
     versions_old, versions_new = sort_versions(old_set), sort_versions(new_set)
@@ -179,6 +179,7 @@ def _package_change(
         changes=changes,
         kept=kept,
         rebuilt=rebuilt_count(removed_entries, added_entries),
+        spellings=spellings,
     )
 
 

@@ -8,7 +8,16 @@ from collections.abc import Iterable
 from .claims import describe
 from .classify import classify
 from .migrations import find_migrations
-from .model import Configuration, Entry, PageEntries, Spec, canonical_json, configuration_of
+from .model import (
+    Configuration,
+    Entry,
+    PageEntries,
+    Spec,
+    Spellings,
+    canonical_json,
+    configuration_of,
+    renamed,
+)
 from .report import Change, Sentence, SpecChange
 from .versions import spec_version
 
@@ -108,16 +117,17 @@ def explain(
     old: PageEntries,
     new: PageEntries,
     changed: list[SpecChange],
-) -> tuple[tuple[Change, ...], tuple[Sentence, ...]]:
-    """Why one package's specs were added and removed, and what changed for specs it kept.
+) -> tuple[tuple[Change, ...], tuple[Sentence, ...], Spellings]:
+    """Why one package's specs were added and removed, what changed for specs it kept, and
+    how its pages write the compilers the records name (the new side's spelling first).
 
     Every removed and added spec lands in exactly one record; `old` and `new` are the
     package's entries on each side, whose configurations and versions the records refer to.
     """
-    changes: tuple[Change, ...] = ()
-    if removed or added:
-        side_old, side_new = old.versions_by_configuration(), new.versions_by_configuration()
-        facts = find_migrations(classify(_facts(removed), _facts(added), side_old, side_new))
-        spelling = old.compiler_spellings() | new.compiler_spellings()
-        changes = describe(facts, side_old, side_new, spelling)
-    return changes, tuple(_stack_lines(changed))
+    if not (removed or added):
+        return (), tuple(_stack_lines(changed)), ()
+    side_old, side_new = old.versions_by_configuration(), new.versions_by_configuration()
+    facts = find_migrations(classify(_facts(removed), _facts(added), side_old, side_new))
+    spelling = old.compiler_spellings() | new.compiler_spellings()
+    changes = describe(facts, side_old, side_new, spelling)
+    return changes, tuple(_stack_lines(changed)), renamed(spelling)

@@ -103,6 +103,20 @@ def normal_compiler(compiler: str) -> str:
     return f"{_COMPILER_PACKAGES.get(name, name)}{at}{version}"
 
 
+# Compilers the pages write otherwise than by their Spack 1.0 package name: (normalised, as
+# written, `@=` read as `@`), e.g. (`intel-oneapi-compilers@2024.2.0`, `oneapi@2024.2.0`)
+Spellings = tuple[tuple[str, str], ...]
+
+
+def renamed(*spellings: Mapping[str, str]) -> Spellings:
+    """The compilers of these spellings (normalised -> as written; a later one wins) that the
+    pages write by another name: what a sentence must print for a reader to find them."""
+    merged: dict[str, str] = {}
+    for spelling in spellings:
+        merged.update(spelling)
+    return tuple(sorted((normal, said) for normal, said in merged.items() if normal != said))
+
+
 def normal_variants(variants: Iterable[str]) -> tuple[str, ...]:
     """Variants as a sorted set, Spack 1.0's multi-valued `name:=value` read as `name=value`."""
     return _normal_variants(tuple(variants))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple, get_args
 
-from .model import Configuration, Filters
+from .model import Configuration, Filters, Spellings
 from .schema import BumpKind, BumpSize, Status
 
 __all__ = [
@@ -138,6 +138,7 @@ class PackageChange:
     changes: tuple[Change, ...]  # why specs were added and removed (empty when not described)
     kept: tuple[Sentence, ...] = ()  # what changed for specs on both sides (stacks, fields)
     rebuilt: int = 0  # removed specs rebuilt: same configuration and version, new hash
+    spellings: Spellings = ()  # compilers its pages write by another name (`oneapi@…`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,6 +200,7 @@ class StackMove:
     new: tuple[str, ...]
     specs_old: int
     specs_new: int
+    spellings: Spellings = ()  # compilers of `old`, `new` its pages write by another name
 
 
 @dataclass(frozen=True, slots=True)

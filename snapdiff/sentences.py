@@ -7,8 +7,8 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from .markup import Safe, Said, code
 from .model import Configuration
-from .report import Change, Report
-from .schema import ClassCountJSON, StackMoveJSON
+from .report import Change, Report, StackMove
+from .schema import ClassCountJSON
 from .views import Explained, Spack1, StackMoveRow
 
 __all__ = ["CONFIGS_SHOWN", "class_counts", "explained", "spack1", "stack_move_rows"]
@@ -65,19 +65,20 @@ def _values(dimension: str, values: Iterable[str]) -> Safe:
     )
 
 
-def configuration(config: Configuration) -> Safe:
-    """One configuration on a line: os, target, compiler, variants, then the platform."""
+def configuration(config: Configuration, spelling: Mapping[str, str]) -> Safe:
+    """One configuration on a line: os, target, compiler (as the pages write it), variants,
+    then the platform."""
     os_, platform, target, compiler, variants = config
-    parts = [code(os_), code(target), _values("compiler", [compiler])]
+    parts = [code(os_), code(target), _values("compiler", [spelling.get(compiler, compiler)])]
     parts += [code(v) for v in variants]
     return Safe(f"{' '.join(parts)} ({code(platform)})")
 
 
-def _said(change: Change) -> Said:
+def _said(change: Change, spelling: Mapping[str, str]) -> Said:
     """A record's sentence, and the configurations it is about when the sentence cannot say."""
     configs = change.configurations_new or change.configurations_old
     listed = change.kind in ("new-configuration", "dropped-configuration")
-    shown = [configuration(c) for c in configs[:CONFIGS_SHOWN]] if listed else []
+    shown = [configuration(c, spelling) for c in configs[:CONFIGS_SHOWN]] if listed else []
     more = len(configs) - len(shown) if listed else 0
     words, values = change.sentence
     return {"words": words, "values": values, "configurations": shown, "more": more}
@@ -87,7 +88,8 @@ def explained(report: Report, labels: Mapping[tuple[str, str], str]) -> list[Exp
     """Changed packages with their explanation sentences, as words and values."""
     rows: list[Explained] = []
     for p in report.packages:
-        said = [_said(c) for c in p.changes if not spack1_compilers(c)]
+        spelling = dict(p.spellings)
+        said = [_said(c, spelling) for c in p.changes if not spack1_compilers(c)]
         said += [
             {"words": words, "values": values, "configurations": [], "more": 0}
             for words, values in p.kept
@@ -113,20 +115,23 @@ def class_counts(counts: Mapping[str, ClassCountJSON], added: bool) -> list[tupl
     return [(n, Safe(words[kind])) for n, kind in found if n]
 
 
-def stack_move_rows(moves: Sequence[StackMoveJSON], multi_tag: bool) -> list[StackMoveRow]:
-    """One row per stack that moved: its label, counts and the moves along each dimension."""
+def stack_move_rows(moves: Sequence[StackMove], multi_tag: bool) -> list[StackMoveRow]:
+    """One row per stack that moved: its label, counts and the moves along each dimension,
+    compilers as the stack's pages write them."""
     rows: dict[tuple[str, str], StackMoveRow] = {}
     for m in moves:
         row = rows.setdefault(
-            (m["tag"], m["stack"]),
+            (m.tag, m.stack),
             {
-                "label": f"{m['tag']}/{m['stack']}" if multi_tag else m["stack"],
-                "specs_old": m["specs_old"],
-                "specs_new": m["specs_new"],
+                "label": f"{m.tag}/{m.stack}" if multi_tag else m.stack,
+                "specs_old": m.specs_old,
+                "specs_new": m.specs_new,
                 "moves": [],
             },
         )
-        dimension = m["dimension"]  # os, target or compiler: snapdiff's own words, not data
-        before, after = _values(dimension, m["from"]), _values(dimension, m["to"])
-        row["moves"].append((Safe(dimension), before, after))
+        spelling = dict(m.spellings)
+        before = _values(m.dimension, [spelling.get(v, v) for v in m.old])
+        after = _values(m.dimension, [spelling.get(v, v) for v in m.new])
+        # the dimension is os, target or compiler: snapdiff's own words, not data
+        row["moves"].append((Safe(m.dimension), before, after))
     return list(rows.values())

@@ -277,6 +277,27 @@ def test_a_compiler_is_printed_as_the_new_side_spells_it(tmp_path: Path) -> None
     assert upgrade["configurations_new"][0]["compiler"] == "intel-oneapi-compilers@2024.2.0"
 
 
+def test_markdown_prints_a_renamed_compiler_as_its_pages_write_it(tmp_path: Path) -> None:
+    """A stack move and a dropped configuration name `oneapi@2023.2.0`, which a reader finds on
+    the old page (`oneapi@=2023.2.0`); the JSON keeps the normalised name as evidence."""
+    old = [spec("a", "1.0", ("e4s-oneapi",), compiler="oneapi@=2023.2.0")]
+    old += [spec("b", "1.0", ("e4s",), compiler="oneapi@=2023.2.0", os="rhel8")]
+    new = [spec("c", "1.1", ("e4s-oneapi",), compiler="intel-oneapi-compilers@2025.1.0")]
+    report = run(tmp_path, {"x": old}, {"x": new})
+    data = as_json(report)
+    assert check_report(data, tmp_path / "old", tmp_path / "new") == []
+    (move,) = [m for m in data["stack_moves"] if m["dimension"] == "compiler"]
+    assert move["from"] == ["intel-oneapi-compilers@2023.2.0"]
+    assert move["to"] == ["intel-oneapi-compilers@2025.1.0"]
+    markdown = render_markdown(report)
+    said = "`e4s-oneapi`, every spec: compiler `oneapi@2023.2.0` → "
+    said += "`intel-oneapi-compilers@2025.1.0`"
+    assert said in markdown
+    dropped = "  - `rhel8` `x86_64_v3` `oneapi@2023.2.0` `build_system=cmake` (`linux`)"
+    assert dropped in markdown.splitlines()
+    assert "intel-oneapi-compilers@2023.2.0" not in markdown
+
+
 def test_identical_changes_merge_into_one_line(tmp_path: Path) -> None:
     targets = [f"t{i}" for i in range(9)]
     old = [spec(f"o{i}", "0.4.31", target=t) for i, t in enumerate(targets)]
