@@ -99,9 +99,10 @@ def stack_coverage(
     new: Mapping[Key, Page],
     differing: list[Key],
     rest: Tally = NOTHING,
+    moves: bool = True,
 ) -> tuple[list[StackChange], list[StackMove], int, int]:
-    """Every stack added, removed or changed, the stacks that moved, and how many stacks each
-    side holds.
+    """Every stack added, removed or changed, the stacks that moved (unless `moves` is False),
+    and how many stacks each side holds.
 
     `differing` lists the pages whose content differs (or that one side lacks); the others are
     equal on both sides and only counted, once, like the pages both sides hold only as counts
@@ -113,8 +114,10 @@ def stack_coverage(
     changes = _mark_whole(_stack_changes(same, before, after), old, new, rest)
     # a stack that an unchanged page holds keeps that page's values on both sides: no move
     candidates = sorted((before.keys() & after.keys()) - same.keys())
-    moves = stack_moves(old, new, differing, candidates, before, after) if candidates else []
-    return changes, moves, len(same.keys() | before.keys()), len(same.keys() | after.keys())
+    moved = (
+        stack_moves(old, new, differing, candidates, before, after) if moves and candidates else []
+    )
+    return changes, moved, len(same.keys() | before.keys()), len(same.keys() | after.keys())
 
 
 Values = dict[Key, dict[str, set[str]]]  # (tag, stack) -> dimension -> values of its specs

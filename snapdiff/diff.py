@@ -51,14 +51,26 @@ def _entries(page: Page | None) -> PageEntries:
     return page.entries
 
 
-def _leftovers(one: Mapping[Key, Page], other: Mapping[Key, Page], keys: Iterable[Key]) -> Moves:
-    """Specs of a page that its counterpart on the other side lacks: candidates for a move."""
-    found: Moves = {}
+def _leftovers(
+    one: Mapping[Key, Page], other: Mapping[Key, Page], keys: Iterable[Key]
+) -> dict[Key, Key]:
+    """Specs of a page that its counterpart on the other side lacks, (tag, hash) -> the page's
+    (tag, name): candidates for a move."""
+    found: dict[Key, Key] = {}
     for key in keys:
-        entries, others = _entries(one.get(key)), _entries(other.get(key))
-        for digest in entries.hashes() - others.hashes():
-            found[(key[0], digest)] = (key[1], entries[digest])
+        tag = key[0]
+        hashes = _entries(one.get(key)).hashes() - _entries(other.get(key)).hashes()
+        found.update(((tag, digest), key) for digest in hashes)
     return found
+
+
+def _moved(pages: Mapping[Key, Page], here: dict[Key, Key], there: dict[Key, Key]) -> Moves:
+    """The specs of `here` that `there` holds too, each with its page's name and entry."""
+    return {
+        spec: (page[1], _entries(pages[page])[spec[1]])
+        for spec, page in here.items()
+        if spec in there
+    }
 
 
 Asked = Callable[[str], bool]  # whether a stack is one the filters ask about
@@ -220,7 +232,8 @@ def diff_snapshots(
 ) -> Report:
     """Compare two snapshots (narrowed by the filters): every package, spec and stack changed.
 
-    describe=False leaves out the explanations (`changes`, `kept`); rebuilt specs still count.
+    describe=False leaves out the explanations (`changes`, `kept`) and the stack moves; rebuilt
+    specs still count.
     """
     filters = filters or Filters()
     if filters.applied:
@@ -247,8 +260,7 @@ def diff_snapshots(
     ]
     left = _leftovers(old_pages, new_pages, differing)
     joined = _leftovers(new_pages, old_pages, differing)
-    moved_from = {k: v for k, v in left.items() if k in joined}
-    moved_to = {k: v for k, v in joined.items() if k in left}
+    moved_from, moved_to = _moved(old_pages, left, joined), _moved(new_pages, joined, left)
     packages = []
     for key in differing:
         change = _package_change(
@@ -265,7 +277,7 @@ def diff_snapshots(
     if old.rest != new.rest:
         raise AssertionError("the sides of a pair hold different counted-only content")
     stacks, moves, stacks_old, stacks_new = stack_coverage(
-        old_pages, new_pages, differing, new.rest
+        old_pages, new_pages, differing, new.rest, moves=describe
     )
     # what the reports carry of paths and page data, on one line and valid UTF-8
     warnings = tuple(sorted({printable(w) for w in (*old.warnings, *new.warnings)}))

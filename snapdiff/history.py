@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from .diff import diff_snapshots
 from .model import Filters, Snapshot
-from .report import Report
+from .report import PackageChange, Report
 from .sources import LoadOptions, load_history
 
 __all__ = ["Flap", "History", "PackagePath", "Step", "history"]
@@ -67,8 +67,7 @@ def history(
     paths: dict[tuple[str, str], list[str]] = {}
     added: dict[tuple[str, str], str] = {}
     removed: dict[tuple[str, str], str] = {}
-    events: dict[tuple[str, str], list[tuple[str, str]]] = defaultdict(list)  # (tag, hash)
-    owner: dict[tuple[str, str], str] = {}
+    flaps = _Flaps()
     for before, after in load_history(start, end, options):
         report = diff_snapshots(before, after, filters, describe=False)
         if not report.summary.total:
@@ -86,30 +85,37 @@ def history(
             highest = p.versions_new[-1] if p.versions_new else None
             if highest and (not path or path[-1] != highest):
                 path.append(highest)
-            for digest in p.specs_removed:
-                events[(p.tag, digest)].append(("left", commit))
-                owner[(p.tag, digest)] = p.name
-            for digest in p.specs_added:
-                events[(p.tag, digest)].append(("returned", commit))
-                owner[(p.tag, digest)] = p.name
+            flaps.step(p, commit)
     packages = tuple(
         PackagePath(tag, name, tuple(path), added.get((tag, name)), removed.get((tag, name)))
         for (tag, name), path in sorted(paths.items())
     )
-    return History(start, end, tuple(reversed(steps)), packages, _flaps(events, owner))
+    return History(start, end, tuple(reversed(steps)), packages, flaps.found())
 
 
-def _flaps(
-    events: dict[tuple[str, str], list[tuple[str, str]]], owner: dict[tuple[str, str], str]
-) -> tuple[Flap, ...]:
-    """Hashes removed and later added again, with the commits of each."""
-    found = []
-    for (tag, digest), happened in sorted(events.items()):
-        left = [commit for kind, commit in happened if kind == "left"]
-        first_left = next((i for i, (kind, _) in enumerate(happened) if kind == "left"), None)
-        if first_left is None:
-            continue
-        returned = [commit for kind, commit in happened[first_left:] if kind == "returned"]
-        if returned:
-            found.append(Flap(tag, digest, owner[(tag, digest)], tuple(left), tuple(returned)))
-    return tuple(found)
+class _Flaps:
+    """Hashes removed and later added again, with the commits of each: only a hash removed
+    once is followed (most hashes a range adds are new, and were never removed)."""
+
+    def __init__(self) -> None:
+        self.left: dict[tuple[str, str], list[str]] = {}  # (tag, hash) -> commits removing it
+        self.returned: dict[tuple[str, str], list[str]] = defaultdict(list)
+        self.owner: dict[tuple[str, str], str] = {}  # the package of its latest change
+
+    def step(self, package: PackageChange, commit: str) -> None:
+        tag, name = package.tag, package.name
+        for digest in package.specs_removed:
+            key = (tag, digest)
+            self.left.setdefault(key, []).append(commit)
+            self.owner[key] = name
+        for digest in package.specs_added:
+            key = (tag, digest)
+            if key in self.left:
+                self.returned[key].append(commit)
+                self.owner[key] = name
+
+    def found(self) -> tuple[Flap, ...]:
+        return tuple(
+            Flap(key[0], key[1], self.owner[key], tuple(self.left[key]), tuple(back))
+            for key, back in sorted(self.returned.items())
+        )
