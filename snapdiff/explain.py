@@ -119,7 +119,7 @@ def explain(
     changed: list[SpecChange],
 ) -> tuple[tuple[Change, ...], tuple[Sentence, ...], Spellings]:
     """Why one package's specs were added and removed, what changed for specs it kept, and
-    how its pages write the compilers the records name (the new side's spelling first).
+    the compilers its pages write by another name than Spack 1.0's (the new side's first).
 
     Every removed and added spec lands in exactly one record; `old` and `new` are the
     package's entries on each side, whose configurations and versions the records refer to.

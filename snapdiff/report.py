@@ -202,6 +202,13 @@ class StackMove:
     specs_new: int
     spellings: Spellings = ()  # compilers of `old`, `new` its pages write by another name
 
+    def written(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """`old` and `new` as the stack's pages write them, for a reader to find there."""
+        spelling = dict(self.spellings)
+        return tuple(spelling.get(v, v) for v in self.old), tuple(
+            spelling.get(v, v) for v in self.new
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Report:

@@ -129,9 +129,9 @@ def stack_move_rows(moves: Sequence[StackMove], multi_tag: bool) -> list[StackMo
                 "moves": [],
             },
         )
-        spelling = dict(m.spellings)
-        before = _values(m.dimension, [spelling.get(v, v) for v in m.old])
-        after = _values(m.dimension, [spelling.get(v, v) for v in m.new])
+        before, after = m.written()
         # the dimension is os, target or compiler: snapdiff's own words, not data
-        row["moves"].append((Safe(m.dimension), before, after))
+        row["moves"].append(
+            (Safe(m.dimension), _values(m.dimension, before), _values(m.dimension, after))
+        )
     return list(rows.values())

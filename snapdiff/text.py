@@ -83,10 +83,10 @@ def render_text(report: Report, colour: bool = False) -> str:
             stacks[s.status].append(f"{_name(s, multi)} ({s.specs_old or s.specs_new:,} specs)")
     out.group("stacks removed", _RED, stacks["removed"])
     out.group("stacks added", _GREEN, stacks["added"])
-    moves = [
-        printable(f"{m.stack}: {m.dimension} {', '.join(m.old)} → {', '.join(m.new)}")
-        + f" ({m.specs_old:,} → {m.specs_new:,} specs)"
-        for m in report.stack_moves
-    ]
+    moves = []
+    for m in report.stack_moves:
+        before, after = m.written()
+        said = f"{m.stack}: {m.dimension} {', '.join(before)} → {', '.join(after)}"
+        moves.append(printable(said) + f" ({m.specs_old:,} → {m.specs_new:,} specs)")
     out.group("stacks moved", _YELLOW, moves)
     return "\n".join(out.lines) + "\n"

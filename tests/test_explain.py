@@ -19,6 +19,7 @@ from snapdiff.render import render_markdown
 from snapdiff.report import Report
 from snapdiff.report_json import render_json
 from snapdiff.sources import LoadOptions, load_pair
+from snapdiff.text import render_text
 from snapdiff.versions import sort_versions
 
 ROOT = Path(__file__).parent.parent
@@ -296,6 +297,8 @@ def test_markdown_prints_a_renamed_compiler_as_its_pages_write_it(tmp_path: Path
     dropped = "  - `rhel8` `x86_64_v3` `oneapi@2023.2.0` `build_system=cmake` (`linux`)"
     assert dropped in markdown.splitlines()
     assert "intel-oneapi-compilers@2023.2.0" not in markdown
+    text = render_text(report)
+    assert "e4s-oneapi: compiler oneapi@2023.2.0 → intel-oneapi-compilers@2025.1.0" in text
 
 
 def test_identical_changes_merge_into_one_line(tmp_path: Path) -> None:
