@@ -125,7 +125,7 @@ def _moved(said: _Words, change: Change, dimension: str, spelling: Mapping[str, 
         parts = [("−", v) for v in sorted(set(before) - set(after))]
         parts += [("+", v) for v in sorted(set(after) - set(before))]
         for index, (sign, variant) in enumerate(parts):
-            said.say(f"{', ' if index else ''}{sign}{{}}", variant)
+            said.say(f"{', ' if index else ''}{sign}{{}}", spelling.get(variant, variant))
         return
     assert isinstance(before, str) and isinstance(after, str)
     _value(said, dimension, before, spelling)
@@ -178,7 +178,7 @@ def describe(facts: Facts, old: Side, new: Side, spelling: Mapping[str, str]) ->
     """The package's records merged across configurations, each with its sentence.
 
     `old` and `new` are every configuration of the package on each side; `spelling` gives
-    each normalised compiler as the new side spells it.
+    each normalised compiler and variant as the pages write it (the new side's first).
     """
     return tuple(
         dataclasses.replace(change, sentence=_sentence(change, old, new, spelling))

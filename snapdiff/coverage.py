@@ -138,7 +138,7 @@ def _values(
             continue
         if not any((key[0], stack) in values for stack, _ in page.stack_counts):
             continue  # holds none of the stacks asked about
-        spelling = page.entries.compiler_spellings()
+        spelling = page.entries.spellings()
         for name, configs in page.entries.configurations_by_stack().items():
             found = values.get((key[0], name))
             if found is None:

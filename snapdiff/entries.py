@@ -30,6 +30,7 @@ from .model import (
     PageEntries,
     configuration_of,
     normal_compiler,
+    normal_variant,
 )
 from .versions import spec_version
 
@@ -189,10 +190,17 @@ class Entries(Mapping[str, Entry]):
                 found.setdefault(stack, set()).add(config)
         return found
 
-    def compiler_spellings(self) -> dict[str, str]:
-        """Each normalised compiler of the entries as this page spells it (`@=` read as `@`)."""
+    def spellings(self) -> dict[str, str]:
+        """Each normalised compiler and variant of the entries as this page writes it (`@=`
+        read as `@`; Spack 1.0 writes `oneapi@X` as `intel-oneapi-compilers@X`, `name=v` as
+        `name:=v`); of several ways, the last in sorted order."""
         if self._rows is not None:
-            raw = {row[3].decode() for row in self._rows.of(stacks=False)}
+            rows = self._rows.of(stacks=False)
+            compilers = {row[3].decode() for row in rows}
+            variants = {v for text in {row[4] for row in rows} for v in text_list(text)}
         else:
-            raw = {str(entry.get("compiler", "")) for entry in self._read.values()}
-        return {normal_compiler(c): c.replace("@=", "@") for c in sorted(raw)}
+            compilers = {str(entry.get("compiler", "")) for entry in self._read.values()}
+            variants = {v for entry in self._read.values() for v in entry["variants"]}
+        found = {normal_compiler(c): c.replace("@=", "@") for c in sorted(compilers)}
+        found.update((normal_variant(v), v) for v in sorted(variants))
+        return found

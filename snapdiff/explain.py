@@ -119,7 +119,8 @@ def explain(
     changed: list[SpecChange],
 ) -> tuple[tuple[Change, ...], tuple[Sentence, ...], Spellings]:
     """Why one package's specs were added and removed, what changed for specs it kept, and
-    the compilers its pages write by another name than Spack 1.0's (the new side's first).
+    the compilers and variants its pages write otherwise than normalised (the new side's
+    spelling first).
 
     Every removed and added spec lands in exactly one record; `old` and `new` are the
     package's entries on each side, whose configurations and versions the records refer to.
@@ -128,6 +129,6 @@ def explain(
         return (), tuple(_stack_lines(changed)), ()
     side_old, side_new = old.versions_by_configuration(), new.versions_by_configuration()
     facts = find_migrations(classify(_facts(removed), _facts(added), side_old, side_new))
-    spelling = old.compiler_spellings() | new.compiler_spellings()
+    spelling = old.spellings() | new.spellings()
     changes = describe(facts, side_old, side_new, spelling)
     return changes, tuple(_stack_lines(changed)), renamed(spelling)

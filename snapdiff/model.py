@@ -103,14 +103,15 @@ def normal_compiler(compiler: str) -> str:
     return f"{_COMPILER_PACKAGES.get(name, name)}{at}{version}"
 
 
-# Compilers the pages write otherwise than by their Spack 1.0 package name: (normalised, as
-# written, `@=` read as `@`), e.g. (`intel-oneapi-compilers@2024.2.0`, `oneapi@2024.2.0`)
+# Compilers and variants the pages write otherwise than normalised (SPEC section 2):
+# (normalised, as written, `@=` read as `@`), e.g. (`intel-oneapi-compilers@2024.2.0`,
+# `oneapi@2024.2.0`) or (`patches=5c7a3c0`, `patches:=5c7a3c0`)
 Spellings = tuple[tuple[str, str], ...]
 
 
 def renamed(*spellings: Mapping[str, str]) -> Spellings:
-    """The compilers of these spellings (normalised -> as written; a later one wins) that the
-    pages write by another name: what a sentence must print for a reader to find them."""
+    """The values of these spellings (normalised -> as written; a later one wins) that the
+    pages write otherwise: what a sentence must print for a reader to find them there."""
     merged: dict[str, str] = {}
     for spelling in spellings:
         merged.update(spelling)
@@ -124,7 +125,12 @@ def normal_variants(variants: Iterable[str]) -> tuple[str, ...]:
 
 @lru_cache(maxsize=65536)  # a catalogue has a few thousand distinct variant lists
 def _normal_variants(variants: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(sorted({v.replace(":=", "=", 1) if ":=" in v else v for v in variants}))
+    return tuple(sorted({normal_variant(v) for v in variants}))
+
+
+def normal_variant(variant: str) -> str:
+    """A variant with Spack 1.0's multi-valued `name:=value` read as `name=value`."""
+    return variant.replace(":=", "=", 1) if ":=" in variant else variant
 
 
 def compiler_of(entry: Mapping[str, Any]) -> str:
@@ -172,7 +178,7 @@ class PageEntries(Protocol):
     def check(self, other: PageEntries | None) -> None: ...
     def versions_by_configuration(self) -> dict[Configuration, set[str]]: ...
     def configurations_by_stack(self) -> dict[str, set[Configuration]]: ...
-    def compiler_spellings(self) -> dict[str, str]: ...
+    def spellings(self) -> dict[str, str]: ...
 
 
 @dataclass(frozen=True, slots=True)

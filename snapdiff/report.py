@@ -138,7 +138,7 @@ class PackageChange:
     changes: tuple[Change, ...]  # why specs were added and removed (empty when not described)
     kept: tuple[Sentence, ...] = ()  # what changed for specs on both sides (stacks, fields)
     rebuilt: int = 0  # removed specs rebuilt: same configuration and version, new hash
-    spellings: Spellings = ()  # compilers its pages write by another name (`oneapi@…`)
+    spellings: Spellings = ()  # values its pages write otherwise (`oneapi@…`, `name:=v`)
 
 
 @dataclass(frozen=True, slots=True)

@@ -66,11 +66,11 @@ def _values(dimension: str, values: Iterable[str]) -> Safe:
 
 
 def configuration(config: Configuration, spelling: Mapping[str, str]) -> Safe:
-    """One configuration on a line: os, target, compiler (as the pages write it), variants,
-    then the platform."""
+    """One configuration on a line: os, target, compiler, variants (both as the pages write
+    them), then the platform."""
     os_, platform, target, compiler, variants = config
     parts = [code(os_), code(target), _values("compiler", [spelling.get(compiler, compiler)])]
-    parts += [code(v) for v in variants]
+    parts += [code(spelling.get(v, v)) for v in variants]
     return Safe(f"{' '.join(parts)} ({code(platform)})")
 
 

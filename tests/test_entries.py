@@ -48,7 +48,7 @@ def assert_same(fast: Entries, full: Entries) -> None:
     assert (fast.counts, fast.stacks, fast.versions) == (full.counts, full.stacks, full.versions)
     assert fast.versions_by_configuration() == full.versions_by_configuration()
     assert fast.configurations_by_stack() == full.configurations_by_stack()
-    assert fast.compiler_spellings() == full.compiler_spellings()
+    assert fast.spellings() == full.spellings()
     assert set(fast.versions_by_configuration()) == {configuration_of(full[d]) for d in full}
 
 
@@ -69,7 +69,7 @@ def test_a_stack_listed_twice_counts_once_and_variants_are_a_set() -> None:
     assert fast.versions_by_configuration()[
         ("ubuntu22.04", "linux", "x86_64_v3", "gcc@12.1.0", ("build_system=cmake",))
     ] == {"2.0"}
-    assert fast.compiler_spellings()["gcc@12.1.0"] == "gcc@12.1.0"
+    assert fast.spellings()["gcc@12.1.0"] == "gcc@12.1.0"
 
 
 def test_unsorted_entries_come_out_sorted() -> None:

@@ -301,6 +301,27 @@ def test_markdown_prints_a_renamed_compiler_as_its_pages_write_it(tmp_path: Path
     assert "e4s-oneapi: compiler oneapi@2023.2.0 → intel-oneapi-compilers@2025.1.0" in text
 
 
+def test_a_spack_1_variant_is_printed_as_its_page_writes_it(tmp_path: Path) -> None:
+    """Spack 1.0 pages write a multi-valued variant `name:=value`; a sentence and a
+    configuration line say it so (the new side's spelling, as for compilers: the new page writes
+    `patches:=abc` too), where the JSON's configurations say `name=value`."""
+    old = [spec("a", "1.0", variants=("patches=abc",), target="zen3")]
+    old += [spec("b", "1.0", variants=("patches=abc",), target="zen4")]
+    new = [spec("c", "1.0", variants=("patches:=def",), target="zen3")]
+    new += [spec("d", "1.0", variants=("patches:=abc",), target="zen4")]
+    new += [spec("e", "1.0", variants=("amdgpu_target:=gfx90a",), os="rhel8")]
+    report = run(tmp_path, {"x": old}, {"x": new})
+    data = as_json(report)
+    assert check_report(data, tmp_path / "old", tmp_path / "new") == []
+    (package,) = data["packages"]
+    said = [c["text"] for c in package["changes"]]
+    assert "linux variants −patches:=abc, +patches:=def: 1 configuration, 1 → 1 spec" in said
+    (added,) = [c for c in package["changes"] if c["class"] == "new-configuration"]
+    assert added["configurations_new"][0]["variants"] == ["amdgpu_target=gfx90a"]
+    markdown = render_markdown(report).splitlines()
+    assert "  - `rhel8` `x86_64_v3` `gcc@11.4.0` `amdgpu_target:=gfx90a` (`linux`)" in markdown
+
+
 def test_identical_changes_merge_into_one_line(tmp_path: Path) -> None:
     targets = [f"t{i}" for i in range(9)]
     old = [spec(f"o{i}", "0.4.31", target=t) for i, t in enumerate(targets)]
