@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Decoding cost of `spec_details` (a benchmark helper, not a test): orjson dicts against
-msgspec typed Structs, for issue 20's "parse faster" question.
+"""Decoding cost of `spec_details` (a benchmark helper, not a test): json and orjson dicts,
+dropped at once or all kept, against msgspec typed Structs, for issue 20's "parse faster"
+question.
 
 Usage: python bench/decode.py DIR [DIR ...]  (e.g. bench/out/develop/v1 bench/out/develop/v2,
 made by bench/run.py). msgspec is not a dependency: install it to measure it.
@@ -8,6 +9,8 @@ made by bench/run.py). msgspec is not a dependency: install it to measure it.
 
 from __future__ import annotations
 
+import gc
+import json
 import statistics
 import sys
 import time
@@ -29,20 +32,31 @@ def lines(folders: list[str]) -> list[bytes]:
     return found
 
 
-def median(decode: Callable[[bytes], Any], found: list[bytes], runs: int = 5) -> float:
+def median(
+    decode: Callable[[bytes], Any], found: list[bytes], runs: int = 5, keep: bool = False
+) -> float:
+    """Median seconds to decode every line, each result dropped at once or all kept (as a diff
+    keeps both sides until it has compared them); the collector paused, as snapdiff pauses it."""
     times = []
+    gc.disable()
     for _ in range(runs):
         started = time.perf_counter()
-        for line in found:
-            decode(line)
+        kept = (
+            [decode(line) for line in found] if keep else [decode(line) and None for line in found]
+        )
         times.append(time.perf_counter() - started)
+        del kept
+    gc.enable()
     return statistics.median(times)
 
 
 def main(folders: list[str]) -> int:
     found = lines(folders)
     print(f"{len(found):,} lines, {sum(map(len, found)) / 2**20:.0f} MiB")
+    print(f"json, dicts dropped {median(json.loads, found):.3f} s")
+    print(f"json, dicts kept    {median(json.loads, found, keep=True):.3f} s")
     print(f"orjson, dicts       {median(orjson.loads, found):.3f} s")
+    print(f"orjson, dicts kept  {median(orjson.loads, found, keep=True):.3f} s")
     try:
         import msgspec
     except ImportError:
