@@ -28,7 +28,7 @@ def _series(history: History) -> dict[tuple[str, str], list[int]]:
     steps = list(reversed(history.steps))  # oldest first
     found: dict[tuple[str, str], list[int | None]] = {}
     for index, step in enumerate(steps):
-        for change in step.report.stacks:
+        for change in step.stacks:
             key = (change.tag, change.name)
             values = found.setdefault(key, [None] * (len(steps) + 1))
             if values[index] is None:

@@ -4,22 +4,34 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from .diff import diff_snapshots
 from .model import Filters, Snapshot
-from .report import PackageChange, Report
+from .report import Bump, PackageChange, StackChange, Summary
 from .sources import LoadOptions, load_history
 
-__all__ = ["Flap", "History", "PackagePath", "Step", "history"]
+__all__ = ["Flap", "History", "PackagePath", "Step", "StepBump", "history"]
+
+
+class StepBump(NamedTuple):
+    """A package whose highest version moved in one commit."""
+
+    tag: str
+    name: str
+    bump: Bump
 
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """What one commit changed."""
+    """What one commit changed: its counts, the packages whose highest version moved, and the
+    stacks that changed (no more of its report is kept, so a long range stays small)."""
 
     commit: str  # short id
     date: str
-    report: Report
+    summary: Summary
+    bumps: tuple[StepBump, ...]
+    stacks: tuple[StackChange, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,7 +85,8 @@ def history(
         if not report.summary.total:
             continue  # site files, or stack order only: the catalogue did not change
         commit = _commit(after)
-        steps.append(Step(commit, after.date or "", report))
+        bumps = tuple(StepBump(p.tag, p.name, p.bump) for p in report.packages if p.bump)
+        steps.append(Step(commit, after.date or "", report.summary, bumps, report.stacks))
         for p in report.packages:
             key = (p.tag, p.name)
             if p.status == "added":

@@ -18,6 +18,7 @@ from .report import (
     SpecChange,
     StackChange,
     StackMove,
+    Summary,
 )
 from .schema import (
     BumpJSON,
@@ -145,9 +146,9 @@ def _bump(bump: Bump) -> BumpJSON:
     return {"from": bump.old, "to": bump.new, "kind": bump.kind, "size": bump.size}
 
 
-def _summary(report: Report) -> SummaryJSON:
+def _summary(summary: Summary) -> SummaryJSON:
     # the record's fields are the schema's, in its order (the golden JSON files hold it)
-    return cast(SummaryJSON, dataclasses.asdict(report.summary))
+    return cast(SummaryJSON, dataclasses.asdict(summary))
 
 
 def _stack(change: StackChange) -> StackJSON:
@@ -169,7 +170,7 @@ def report_to_dict(report: Report) -> ReportJSON:
         "schema_version": report.schema_version,
         "old": _side(report.old),
         "new": _side(report.new),
-        "summary": _summary(report),
+        "summary": _summary(report.summary),
         "packages": [_package(p) for p in report.packages],
         "stacks": [_stack(s) for s in report.stacks],
         "stack_moves": [_stack_move(m) for m in report.stack_moves],
@@ -200,16 +201,14 @@ def history_to_dict(history: History) -> HistoryJSON:
     """The JSON of `snapdiff log`: steps newest first, then the range summarised."""
     steps: list[StepJSON] = []
     for step in history.steps:
-        report = step.report
-        bumps = [p for p in report.packages if p.bump]
-        bumps.sort(key=lambda p: p.bump is not None and p.bump.kind != "downgrade")
+        bumps = sorted(step.bumps, key=lambda p: p.bump.kind != "downgrade")
         steps.append(
             {
                 "commit": step.commit,
                 "date": step.date,
-                "summary": _summary(report),
-                "bumps": [_step_bump(p.tag, p.name, p.bump) for p in bumps if p.bump],
-                "stacks": [_stack(s) for s in report.stacks],
+                "summary": _summary(step.summary),
+                "bumps": [_step_bump(p.tag, p.name, p.bump) for p in bumps],
+                "stacks": [_stack(s) for s in step.stacks],
             }
         )
     return {
