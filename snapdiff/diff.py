@@ -11,7 +11,7 @@ from .entries import Entries
 from .errors import printable
 from .explain import describe_fields, explain, rebuilt_count
 from .filters import apply_filters, check_filters, in_question
-from .model import Entry, Filters, Page, PageEntries, Snapshot, Spec
+from .model import Entry, Filters, Page, PageEntries, Snapshot, Spec, written_as
 from .report import (
     Bump,
     FieldChange,
@@ -92,7 +92,7 @@ def _spec_change(
         for name in _COMPARED_FIELDS
         if getattr(before, name) != getattr(after, name)
     ]
-    details = describe_fields(before, after) if fields else ()
+    details = describe_fields(before, after, _written(old, new)) if fields else ()
     if old_name != new_name:
         fields.insert(0, FieldChange("package", old_name, new_name))
         details = (Sentence("package: {} → {}", (old_name, new_name)), *details)
@@ -104,6 +104,14 @@ def _spec_change(
         tuple(fields),
         details,
     )
+
+
+def _written(*entries: Entry) -> dict[str, str]:
+    """How these records write their compilers and variants, the later one's way first."""
+    found: dict[str, str] = {}
+    for entry in entries:
+        found |= written_as([str(entry.get("compiler", ""))], entry.get("variants", ()))
+    return found
 
 
 def _bump(old_versions: list[str], new_versions: list[str]) -> Bump | None:

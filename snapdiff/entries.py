@@ -29,8 +29,7 @@ from .model import (
     Entry,
     PageEntries,
     configuration_of,
-    normal_compiler,
-    normal_variant,
+    written_as,
 )
 from .versions import spec_version
 
@@ -201,6 +200,4 @@ class Entries(Mapping[str, Entry]):
         else:
             compilers = {str(entry.get("compiler", "")) for entry in self._read.values()}
             variants = {v for entry in self._read.values() for v in entry["variants"]}
-        found = {normal_compiler(c): c.replace("@=", "@") for c in sorted(compilers)}
-        found.update((normal_variant(v), v) for v in sorted(variants))
-        return found
+        return written_as(compilers, variants)

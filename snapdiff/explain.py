@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 from .claims import describe
 from .classify import classify
@@ -49,8 +49,9 @@ def _shown(text: str) -> str:
     return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
 
 
-def describe_fields(before: Spec, after: Spec) -> tuple[Sentence, ...]:
-    """What differs between two records of one hash, other than stacks, one line per difference.
+def describe_fields(before: Spec, after: Spec, spelling: Mapping[str, str]) -> tuple[Sentence, ...]:
+    """What differs between two records of one hash, other than stacks, one line per difference;
+    compilers and variants as `spelling` says the pages write them.
 
     Only called for records already known to differ, so deepdiff (half a second to import)
     is loaded only when a report has such a spec. It sees only the flat fields: values that
@@ -64,12 +65,13 @@ def describe_fields(before: Spec, after: Spec) -> tuple[Sentence, ...]:
     for kind, items in found.tree.items():
         for item in items:
             path = ".".join(str(p) for p in item.path(output_format="list") if isinstance(p, str))
+            was, now = (spelling.get(str(v), str(v)) for v in (item.t1, item.t2))
             if kind.endswith("_added"):
-                lines.append(Sentence("{}: added {}", (path, str(item.t2))))
+                lines.append(Sentence("{}: added {}", (path, now)))
             elif kind.endswith("_removed"):
-                lines.append(Sentence("{}: removed {}", (path, str(item.t1))))
+                lines.append(Sentence("{}: removed {}", (path, was)))
             else:
-                lines.append(Sentence("{}: {} → {}", (path, str(item.t1), str(item.t2))))
+                lines.append(Sentence("{}: {} → {}", (path, was, now)))
     old, new = _others(before), _others(after)
     for key in sorted(old.keys() | new.keys()):
         if key not in new:

@@ -14,6 +14,7 @@ __all__ = [
     "Safe",
     "Said",
     "code",
+    "delta",
     "finalize",
     "html_code",
     "sentence",
@@ -83,6 +84,12 @@ def signed(value: int) -> Safe:
     if value > 0:
         return Safe(f"+{value:,}")
     return Safe(f"\u2212{-value:,}" if value < 0 else "0")
+
+
+def delta(added: int, removed: int) -> Safe:
+    """Added and removed, each with its sign, zero too (`+3 −0`): a bare 0 beside a signed count
+    reads as neither."""
+    return Safe(f"+{added:,} \u2212{removed:,}")
 
 
 def number(value: int) -> Safe:

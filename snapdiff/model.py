@@ -118,6 +118,14 @@ def renamed(*spellings: Mapping[str, str]) -> Spellings:
     return tuple(sorted((normal, said) for normal, said in merged.items() if normal != said))
 
 
+def written_as(compilers: Iterable[str], variants: Iterable[str]) -> dict[str, str]:
+    """Each normalised compiler and variant as written (`@=` read as `@`); of several ways of
+    writing one, the last in sorted order."""
+    found = {normal_compiler(c): c.replace("@=", "@") for c in sorted(compilers)}
+    found.update((normal_variant(v), v) for v in sorted(variants))
+    return found
+
+
 def normal_variants(variants: Iterable[str]) -> tuple[str, ...]:
     """Variants as a sorted set, Spack 1.0's multi-valued `name:=value` read as `name=value`."""
     return _normal_variants(tuple(variants))

@@ -18,7 +18,7 @@ from .charts import stack_charts
 from .context import FOLD_AFTER, commit_linker, markdown_context, section_rows
 from .errors import TemplateError
 from .links import Links
-from .markup import Safe, code, finalize, html_code, number, plural, sentence, signed, some
+from .markup import Safe, code, delta, finalize, html_code, number, plural, sentence, signed, some
 from .report import Report
 from .report_json import history_to_dict, report_to_dict
 from .sections import SECTIONS, SectionId
@@ -89,6 +89,7 @@ def _environment(template_dir: str | None, cached: bool = False) -> jinja2.Envir
     )
     env.filters.update(
         signed=signed,
+        delta=delta,
         some=some,
         sentence=sentence,
         code=code,

@@ -453,3 +453,25 @@ def test_the_spack_1_compiler_move_is_said_once(tmp_path: Path) -> None:
     assert "in 2 packages (`py-a`, `py-b`), 2 configurations moved from a compiler" in markdown
     per_package = markdown.split("package by package")[1]
     assert "gcc@11.4.0" not in per_package and "`none`" not in per_package
+
+
+def test_a_field_change_prints_the_variant_as_the_page_writes_it(tmp_path: Path) -> None:
+    old = [spec("a", "1.0", variants=("build_system=cmake",))]
+    new = [spec("a", "1.0", variants=("patches:=abc",))]
+    (package,) = as_json(run(tmp_path, {"x": old}, {"x": new}))["packages"]
+    (changed,) = package["specs_changed"]
+    assert changed["fields"]["variants"]["new"] == ["patches=abc"]  # normalised evidence
+    markdown = render_markdown(run(tmp_path / "again", {"x": old}, {"x": new}))
+    assert "- spec `aaaaaaa`: `variants`: `build_system=cmake` → `patches:=abc`" in markdown
+
+
+def test_a_package_s_counts_are_each_signed_or_left_out(tmp_path: Path) -> None:
+    """`+2 −0` (never `+2 0`, which reads as neither), and only `1 changed` when no spec came or
+    went."""
+    old = {"x": [spec("a", "1.0", ("e4s",))], "y": [spec("y1", "1.0"), spec("y2", "1.0", ("e4s",))]}
+    new = {"x": [spec("a", "1.0", ("e4s", "hep")), spec("c", "1.0"), spec("d", "1.0")]}
+    new["y"] = old["y"][:1]
+    markdown = render_markdown(run(tmp_path, old, new))
+    assert "<details><summary><code>x</code>: +2 −0, 1 changed</summary>" in markdown
+    assert "<details><summary><code>y</code>: +0 −1</summary>" in markdown
+    assert "- `x`: +2 −0 specs, 1 changed" in markdown.splitlines()

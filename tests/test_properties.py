@@ -5,6 +5,7 @@ The hash seed's (PYTHONHASHSEED) is checked on the real pages, in test_cli."""
 from __future__ import annotations
 
 import json
+import re
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,9 @@ from hypothesis import strategies as st
 from pagegen import as_json, page_text, spec
 
 from snapdiff.diff import diff_snapshots
+from snapdiff.render import render_markdown
 from snapdiff.sources import load_pair
+from snapdiff.text import render_text
 
 HASHES = [f"h{i:02d}" for i in range(24)]
 specs = st.builds(
@@ -30,7 +33,10 @@ specs = st.builds(
     st.sampled_from(["ubuntu22.04", "ubuntu24.04", "sequoia"]),
     st.sampled_from(["x86_64_v3", "aarch64"]),
     st.sampled_from(
-        ["gcc@11.4.0", "gcc@=11.4.0", "none", "oneapi@=2024.2.0", "intel-oneapi-compilers@2024.2.0"]
+        [
+            *("gcc@11.4.0", "gcc@=11.4.0", "none", "clang@=17.0.6", "llvm@17.0.6"),
+            *("oneapi@=2024.2.0", "intel-oneapi-compilers@2024.2.0"),
+        ]
     ),
     st.sampled_from([("build_system=cmake",), ("patches:=abc",), ("patches=abc",), ("+mpi",)]),
 )
@@ -187,3 +193,28 @@ def test_stack_coverage_is_what_the_spec_says(
 @given(snapshots, snapshots)
 def test_file_order_does_not_change_a_byte(old: dict[str, Any], new: dict[str, Any]) -> None:
     assert json.dumps(report(old, new)) == json.dumps(report(old, new, reverse=True))
+
+
+_SPAN = re.compile(r"`([^`]+)`")
+
+
+@given(snapshots, snapshots)
+def test_every_compiler_and_variant_printed_is_written_so_on_a_page(
+    old: dict[str, Any], new: dict[str, Any]
+) -> None:
+    """A reader searching the pages finds each compiler and variant the Markdown and the text
+    format name, as written there (`@=` read as `@`), whatever spelling SPEC section 2 reads as
+    the same (`oneapi@=X` and `intel-oneapi-compilers@X`, `name:=v` and `name=v`)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        a, b = write(Path(tmp) / "a", old), write(Path(tmp) / "b", new)
+        found = diff_snapshots(*load_pair(a, b))
+        written = "".join(
+            path.read_text().replace("@=", "@")
+            for root in (a, b)
+            for path in Path(root).rglob("specs.md")
+        )
+    markdown, text = render_markdown(found), render_text(found)
+    named = {span for span in _SPAN.findall(markdown) if "@" in span or "=" in span}
+    named |= {word.rstrip(",") for word in text.split() if "@" in word or "=" in word}
+    for value in named:
+        assert f'"{value}"' in written, value
