@@ -17,7 +17,7 @@ PRESETS = {
     "github-release": 125_000,  # release bodies
 }
 MIN_BUDGET = 500  # the title and summary of any report fit in this
-_CUT_NOTE = "\n\n… cut to fit {budget} characters; see the full report.\n"
+_CUT_NOTE = "\n\n… cut to fit {budget} characters.\n"
 
 
 def budget(max_chars: int | None, forge: str | None) -> int | None:

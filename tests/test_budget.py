@@ -199,6 +199,15 @@ def test_a_tiny_budget_still_fits(
     assert run([V1, V2, "--max-chars", "499"], capsys)[0] == 2
 
 
+def test_without_a_full_report_cut_lines_point_to_none(
+    big: tuple[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([*big, "--for", "github"]) == 0
+    cut = capsys.readouterr().out
+    assert re.search(r"^… [0-9,]+ more \w+, left out to fit the size limit\.$", cut, re.M)
+    assert "full report" not in cut
+
+
 def test_full_report_is_uncut_and_cut_lines_point_to_it(
     big: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
