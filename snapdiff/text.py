@@ -86,7 +86,8 @@ def render_text(report: Report, colour: bool = False) -> str:
     moves = []
     for m in report.stack_moves:
         before, after = m.written()
-        said = f"{m.stack}: {m.dimension} {', '.join(before)} → {', '.join(after)}"
+        stack = f"{m.tag}/{m.stack}" if multi else m.stack
+        said = f"{stack}: {m.dimension} {', '.join(before)} → {', '.join(after)}"
         moves.append(printable(said) + f" ({m.specs_old:,} → {m.specs_new:,} specs)")
     out.group("stacks moved", _YELLOW, moves)
     return "\n".join(out.lines) + "\n"

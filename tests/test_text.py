@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 from clirun import V1, V2, run
+from pagegen import spec, write_page
 
 from snapdiff.diff import diff_snapshots
 from snapdiff.sources import load_pair
@@ -50,3 +52,16 @@ def test_no_change_and_data_kept_on_one_line() -> None:
 def test_text_is_not_a_history_format(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(["log", "HEAD~1..HEAD", "--format", "text"], capsys)
     assert code == 2 and "text is a diff's view" in err
+
+
+def test_with_several_tags_a_stack_move_names_its_tag(tmp_path: Path) -> None:
+    old = {"v1.0": [spec("a", "1.0", ("e4s",))], "develop": [spec("b", "1.0", ("e4s",))]}
+    new = {  # both tags change
+        "v1.0": [spec("a", "1.0", ("e4s",)), spec("d", "1.1", ("e4s",))],
+        "develop": [spec("c", "1.0", ("e4s",), os="rhel8")],
+    }
+    for side, pages in (("old", old), ("new", new)):
+        for tag, specs in pages.items():
+            write_page(tmp_path / side, "x", specs, tag=tag)
+    text = render_text(diff_snapshots(*load_pair(str(tmp_path / "old"), str(tmp_path / "new"))))
+    assert "  develop/e4s: os ubuntu22.04 → rhel8 (1 → 1 specs)" in text.splitlines()
