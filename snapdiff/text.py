@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from .errors import printable
-from .report import PackageChange, Report, StackChange
+from .report import PackageChange, Report, StackChange, StackMove
 
 __all__ = ["render_text"]
 
@@ -58,6 +58,28 @@ def _counts(report: Report) -> list[str]:
     ]
 
 
+def _values(dimension: str, values: Iterable[str]) -> str:
+    return ", ".join(
+        "no compiler (none)" if dimension == "compiler" and v == "none" else v for v in values
+    )
+
+
+def _moves(moves: Iterable[StackMove], multi: bool) -> list[str]:
+    """One line per stack that moved, its moves along each dimension together."""
+    said: dict[tuple[str, str], list[str]] = {}
+    counts: dict[tuple[str, str], str] = {}
+    for m in moves:
+        before, after = m.written()
+        moved = f"{m.dimension} {_values(m.dimension, before)} → {_values(m.dimension, after)}"
+        said.setdefault((m.tag, m.stack), []).append(moved)
+        counts[(m.tag, m.stack)] = f" ({m.specs_old:,} → {m.specs_new:,} specs)"
+    return [
+        printable(f"{f'{tag}/{stack}' if multi else stack}: {'; '.join(moved)}")
+        + counts[(tag, stack)]
+        for (tag, stack), moved in said.items()
+    ]
+
+
 def render_text(report: Report, colour: bool = False) -> str:
     """The report as a few lines for a terminal (ANSI colours when `colour`)."""
     out = _Out(colour)
@@ -83,11 +105,5 @@ def render_text(report: Report, colour: bool = False) -> str:
             stacks[s.status].append(f"{_name(s, multi)} ({s.specs_old or s.specs_new:,} specs)")
     out.group("stacks removed", _RED, stacks["removed"])
     out.group("stacks added", _GREEN, stacks["added"])
-    moves = []
-    for m in report.stack_moves:
-        before, after = m.written()
-        stack = f"{m.tag}/{m.stack}" if multi else m.stack
-        said = f"{stack}: {m.dimension} {', '.join(before)} → {', '.join(after)}"
-        moves.append(printable(said) + f" ({m.specs_old:,} → {m.specs_new:,} specs)")
-    out.group("stacks moved", _YELLOW, moves)
+    out.group("stacks moved", _YELLOW, _moves(report.stack_moves, multi))
     return "\n".join(out.lines) + "\n"

@@ -24,6 +24,10 @@ def test_one_line_per_version_change_grouped(capsys: pytest.CaptureFixture[str])
     assert "  py-mpi4py 3.1.5 → 4.0.1 (major)" in upgrades
     assert "stacks removed (3)" in lines and "  e4s-power (21 specs)" in lines
     assert "\x1b" not in out  # not a terminal: no colour
+    # five stacks moved, some along two dimensions: counted and said once per stack
+    assert "stacks moved (5)" in lines
+    said = "  ml-darwin-aarch64-mps: os ventura → sequoia; compiler apple-clang@15.0.0 → "
+    assert said + "apple-clang@16.0.0, no compiler (none) (19 → 25 specs)" in lines
 
 
 class Terminal(io.StringIO):
