@@ -85,24 +85,36 @@ class _Count:
         return True
 
 
+def _n(count: int, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
 def _count(report: Report, count: _Count) -> tuple[int, str]:
     """(how many times the report trips the gate, what to say of it)."""
     packages = [p for p in report.packages if count.kept(package=p.name)]
     if count.gate == "removed-packages":
         n = sum(1 for p in packages if p.status == "removed")
-        return n, f"{n} packages removed"
+        return n, f"{_n(n, 'package')} removed"
     if count.gate == "removed-specs":
         n = sum(len(p.specs_removed) for p in packages)
-        return n, f"{n} specs removed"
+        return n, f"{_n(n, 'spec')} removed"
     if count.gate == "downgrade":
         names = [p.name for p in packages if p.bump and p.bump.kind == "downgrade"]
-        return len(names), f"{len(names)} packages' highest version went down: {', '.join(names)}"
+        whose = "1 package's" if len(names) == 1 else f"{len(names):,} packages'"
+        return len(names), f"{whose} highest version went down: {', '.join(names)}"
     if count.gate == "stack-loss":
         stacks = [s for s in report.stacks if s.status == "removed" and count.kept(stack=s.name)]
         losing = [p for p in packages if any(count.kept(stack=s) for s in p.stacks_removed)]
         n = len(stacks) + len(losing)
-        return n, f"{len(stacks)} stacks removed, {len(losing)} packages lost a stack"
-    return report.summary.total, f"{report.summary.total} changes"
+        return n, f"{_n(len(stacks), 'stack')} removed, {_n(len(losing), 'package')} lost a stack"
+    s = report.summary
+    kinds = {
+        "package": s.packages_added + s.packages_removed + s.packages_changed,
+        "spec": s.specs_added + s.specs_removed + s.specs_changed,
+        "stack": s.stacks_added + s.stacks_removed + s.stacks_changed,
+    }
+    said = ", ".join(_n(n, kind) for kind, n in kinds.items())
+    return s.total, f"{_n(s.total, 'change')}: {said} added, removed or changed"
 
 
 def tripped(

@@ -102,7 +102,7 @@ def test_an_allow_list_entry_silences_exactly_its_package(
     assert code == 1
     assert err.splitlines() == [
         "snapdiff: allowed: downgrade [ab] (pinned until 0.5)",
-        "snapdiff: gate failed: downgrade (1 packages' highest version went down: c)",
+        "snapdiff: gate failed: downgrade (1 package's highest version went down: c)",
     ]
     (tmp_path / ".snapdiff.yaml").write_text(
         'fail-on: downgrade\nallow: [{gate: downgrade, package: "*", reason: accepted}]\n'
@@ -137,3 +137,18 @@ def test_a_bad_allow_entry_names_itself(
 def test_a_mistyped_gate_gets_a_did_you_mean(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run([V1, V2, "--fail-on", "downgrades"], capsys)
     assert code == 2 and "unknown gate 'downgrades' (did you mean 'downgrade'?)" in err
+
+
+def test_gate_messages_count_each_kind_in_words(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One package removed is '1 package removed'; `any` says what its total adds up."""
+    sides = pair(tmp_path, BASE, {"b": BASE["b"]})
+    code, _, err = run([*sides, "--fail-on", "any,removed-packages,removed-specs"], capsys)
+    assert code == 1
+    assert err.splitlines() == [
+        "snapdiff: gate failed: any (4 changes: 1 package, 1 spec, 2 stacks added, removed or "
+        "changed)",
+        "snapdiff: gate failed: removed-packages (1 package removed)",
+        "snapdiff: gate failed: removed-specs (1 spec removed)",
+    ]
