@@ -107,28 +107,40 @@ def history(
 
 
 class _Flaps:
-    """Hashes removed and later added again, with the commits of each: only a hash removed
-    once is followed (most hashes a range adds are new, and were never removed)."""
+    """Hashes removed and later added again, with the commits of each. Every hash a step removes
+    is remembered, so compactly (per tag, the index of the commit removing it): a year of daily
+    commits removes millions. Most hashes a range adds are new, and are not followed."""
 
     def __init__(self) -> None:
-        self.left: dict[tuple[str, str], list[str]] = {}  # (tag, hash) -> commits removing it
+        self.commits: list[str] = []  # the steps' commits, in order
+        self.left: dict[str, dict[str, int | list[int]]] = {}  # tag -> hash -> step(s) removing it
         self.returned: dict[tuple[str, str], list[str]] = defaultdict(list)
-        self.owner: dict[tuple[str, str], str] = {}  # the package of its latest change
+        self.owner: dict[tuple[str, str], str] = {}  # of a hash that came back: its package
 
     def step(self, package: PackageChange, commit: str) -> None:
-        tag, name = package.tag, package.name
+        if not self.commits or self.commits[-1] != commit:
+            self.commits.append(commit)
+        index, tag, name = len(self.commits) - 1, package.tag, package.name
+        left = self.left.setdefault(tag, {})
         for digest in package.specs_removed:
-            key = (tag, digest)
-            self.left.setdefault(key, []).append(commit)
-            self.owner[key] = name
+            was = left.get(digest)
+            if was is None:
+                left[digest] = index
+            elif isinstance(was, int):
+                left[digest] = [was, index]
+            else:
+                was.append(index)
+            if (tag, digest) in self.returned:
+                self.owner[(tag, digest)] = name
         for digest in package.specs_added:
-            key = (tag, digest)
-            if key in self.left:
-                self.returned[key].append(commit)
-                self.owner[key] = name
+            if digest in left:
+                self.returned[(tag, digest)].append(commit)
+                self.owner[(tag, digest)] = name
 
     def found(self) -> tuple[Flap, ...]:
-        return tuple(
-            Flap(key[0], key[1], self.owner[key], tuple(self.left[key]), tuple(back))
-            for key, back in sorted(self.returned.items())
-        )
+        flaps = []
+        for (tag, digest), back in sorted(self.returned.items()):
+            was = self.left[tag][digest]
+            left = tuple(self.commits[i] for i in (was if isinstance(was, list) else [was]))
+            flaps.append(Flap(tag, digest, self.owner[(tag, digest)], left, tuple(back)))
+        return tuple(flaps)

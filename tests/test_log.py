@@ -10,9 +10,13 @@ from typing import Any
 
 import pytest
 from gitrepo import commit, git, place
+from hypothesis import given
+from hypothesis import strategies as st
 from pagegen import HISTORY, SEEDS
 
 from snapdiff.cli import main
+from snapdiff.history import Flap, _Flaps
+from snapdiff.report import PackageChange
 
 
 @pytest.fixture(scope="module")
@@ -137,3 +141,55 @@ def test_chart_text_holds_no_data_markup() -> None:
     from snapdiff.charts import _safe
 
     assert _safe('e4s"]\n    line [1') == "e4s___" + "____line__1"
+
+
+# Steps of one history: (commit, [(package, hashes removed, hashes added)]), over one tag.
+_steps = st.lists(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["a", "b", "c"]),
+            st.sets(st.sampled_from(["h1", "h2", "h3", "h4"])),
+            st.sets(st.sampled_from(["h1", "h2", "h3", "h4"])),
+        ),
+        max_size=3,
+    ),
+    max_size=6,
+)
+
+
+def _flaps_by_definition(steps: list[list[tuple[str, set[str], set[str]]]]) -> list[Flap]:
+    """SPEC-style reading: a hash removed and later added again; every commit that removed it,
+    those that added it back after its first removal, and the package of its latest change."""
+    events: dict[str, list[tuple[str, str, str]]] = {}
+    for index, changes in enumerate(steps):
+        for name, removed, added in changes:
+            for digest in sorted(removed):
+                events.setdefault(digest, []).append(("left", f"c{index}", name))
+            for digest in sorted(added):
+                events.setdefault(digest, []).append(("back", f"c{index}", name))
+    found = []
+    for digest, happened in sorted(events.items()):
+        kinds = [kind for kind, _, _ in happened]
+        if "left" not in kinds:
+            continue
+        first = kinds.index("left")
+        back = tuple(c for kind, c, _ in happened[first:] if kind == "back")
+        if back:
+            left = tuple(c for kind, c, _ in happened if kind == "left")
+            found.append(Flap("develop", digest, happened[-1][2], left, back))
+    return found
+
+
+@given(_steps)
+def test_flapping_specs_are_those_removed_and_added_again(
+    steps: list[list[tuple[str, set[str], set[str]]]],
+) -> None:
+    flaps = _Flaps()
+    for index, changes in enumerate(steps):
+        for name, removed, added in changes:
+            change = PackageChange(
+                "develop", name, "changed", (), (), (), (), None,
+                tuple(sorted(added)), tuple(sorted(removed)), (), (), (), (),
+            )  # fmt: skip
+            flaps.step(change, f"c{index}")
+    assert list(flaps.found()) == _flaps_by_definition(steps)
