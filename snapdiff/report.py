@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple, get_args
 
@@ -224,3 +225,26 @@ class Report:
     filters: Filters = field(default=Filters())
     skipped: tuple[str, ...] = field(default=())  # bad pages left out: the report is incomplete
     schema_version: int = SCHEMA_VERSION
+
+    def one_tag(self) -> tuple[str, tuple[str, ...]] | None:
+        """The one cache tag every change is in, and the sides' other tags, when the sides hold
+        several and the changes are all in one (labels then leave the tag out, so a report says
+        it once); None otherwise, and from release to release, where each side's tag is its
+        label."""
+        return one_tag(
+            self.old.tags,
+            self.new.tags,
+            {p.tag for p in self.packages} | {s.tag for s in self.stacks},
+        )
+
+
+def one_tag(
+    old: Sequence[str], new: Sequence[str], changed: Set[str]
+) -> tuple[str, tuple[str, ...]] | None:
+    """The one tag of `changed` and the other tags of `old` and `new`, when there are others and
+    the sides are not a release-to-release pair (each side one tag, not the same)."""
+    tags = sorted({*old, *new})
+    if len(changed) != 1 or len(tags) < 2 or (len(old) == len(new) == 1 and old != new):
+        return None
+    (tag,) = changed
+    return tag, tuple(t for t in tags if t != tag)

@@ -90,6 +90,12 @@ def render_text(report: Report, colour: bool = False) -> str:
             f"no changes: {report.new.specs:,} specs of {report.new.packages:,} packages"
         )
         return "\n".join(out.lines) + "\n"
+    found = report.one_tag()
+    if found:
+        others = "other tag" if len(found[1]) == 1 else f"{len(found[1]):,} other tags"
+        out.lines.append(
+            printable(f"every change is in cache tag {found[0]}; the {others} did not change")
+        )
     out.lines += _counts(report)
     out.group("downgrades", _RED, _bumps(report.packages, "downgrade", multi))
     out.group("upgrades", _GREEN, _bumps(report.packages, "upgrade", multi))

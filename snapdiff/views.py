@@ -14,6 +14,7 @@ __all__ = [
     "LabelledPackage",
     "LabelledStack",
     "MarkdownContext",
+    "OneTag",
     "RowT",
     "Rows",
     "SectionView",
@@ -109,6 +110,13 @@ class Attention(TypedDict):
     limit: int
 
 
+class OneTag(TypedDict):
+    """The one cache tag every change is in, and the sides' other tags (unchanged)."""
+
+    tag: str
+    others: list[str]
+
+
 class MarkdownContext(TypedDict):
     """What `report.md.j2` sees (README, "Templates")."""
 
@@ -130,3 +138,4 @@ class MarkdownContext(TypedDict):
     added_by_class: list[tuple[int, Safe]]
     removed_by_class: list[tuple[int, Safe]]
     warnings: list[str]
+    one_tag: OneTag | None

@@ -11,9 +11,11 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from clirun import ROOT, run
+from pagegen import spec, write_page
 
 GENCAT = ROOT / "bench" / "gencat.py"
 EVENTS = "drop-stack,version-bumps,remove-packages,os-migration,add-packages"
@@ -73,3 +75,46 @@ def test_the_budget_never_cuts_the_first_screen(
         cut = run([old, new, "--max-chars", str(budget)], capsys)[1]
         assert len(cut.encode()) <= budget
         assert first_screen(cut).split("\n", 1)[1] == whole.split("\n", 1)[1]  # marker aside
+
+
+def _tagged(root: Path, old: dict[str, str], new: dict[str, str]) -> list[str]:
+    """Sides holding the page of `zlib` in each tag given, at the version given."""
+    for side, tags in (("old", old), ("new", new)):
+        for tag, version in tags.items():
+            digest = f"{tag}{version}".replace(".", "")
+            write_page(root / side, "zlib", [spec(digest, version)], tag=tag)
+    return [str(root / "old"), str(root / "new")]
+
+
+def test_changes_in_one_of_several_tags_say_which(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Labels leave the tag out when every change is in one tag; the report then says which, so
+    `zlib 1.3 → 1.3.1` is not read as true of every tag."""
+    sides = _tagged(
+        tmp_path, {"develop": "1.3", "v0.23.1": "1.3"}, {"develop": "1.3.1", "v0.23.1": "1.3"}
+    )
+    markdown = run(sides, capsys)[1]
+    said = "Every change is in cache tag `develop`; the other tag (`v0.23.1`) did not change."
+    assert said in first_screen(markdown).splitlines()
+    assert "- **Largest version bump (1):** `zlib` `1.3` → `1.3.1`" in markdown
+    text = run([*sides, "--format", "text"], capsys)[1].splitlines()
+    assert text[1] == "every change is in cache tag develop; the other tag did not change"
+
+
+def test_changes_in_several_tags_are_labelled_and_need_no_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sides = _tagged(
+        tmp_path, {"develop": "1.3", "v0.23.1": "1.3"}, {"develop": "1.4", "v0.23.1": "1.3.1"}
+    )
+    markdown = run(sides, capsys)[1]
+    assert "`develop/zlib` `1.3` → `1.4`" in markdown and "cache tag" not in markdown
+
+
+def test_release_to_release_needs_no_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each side's one tag is its label, already in the title."""
+    markdown = run(_tagged(tmp_path, {"v0.22.0": "1.3"}, {"v0.23.0": "1.3.1"}), capsys)[1]
+    assert "`v0.22.0`" in markdown.splitlines()[1] and "cache tag" not in markdown
