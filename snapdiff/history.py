@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 from .diff import diff_snapshots
 from .model import Filters, Snapshot
-from .report import Bump, PackageChange, StackChange, Summary
+from .report import Bump, PackageChange, StackChange, Summary, one_tag
 from .sources import LoadOptions, load_history
 
 __all__ = ["Flap", "History", "PackagePath", "Step", "StepBump", "history"]
@@ -65,6 +65,14 @@ class History:
     steps: tuple[Step, ...]
     packages: tuple[PackagePath, ...]
     flapping: tuple[Flap, ...]
+    tags: tuple[str, ...] = ()  # every cache tag the range's snapshots hold
+
+    def one_tag(self) -> tuple[str, tuple[str, ...]] | None:
+        """The one cache tag every change of the range is in, and the other tags, when the
+        snapshots hold several (as `Report.one_tag`)."""
+        changed = {p.tag for p in self.packages}
+        changed |= {s.tag for step in self.steps for s in step.stacks}
+        return one_tag(self.tags, self.tags, changed)
 
 
 def _commit(snapshot: Snapshot) -> str:
@@ -80,7 +88,9 @@ def history(
     added: dict[tuple[str, str], str] = {}
     removed: dict[tuple[str, str], str] = {}
     flaps = _Flaps()
+    tags: set[str] = set()
     for before, after in load_history(start, end, options):
+        tags.update(before.tags, after.tags)
         report = diff_snapshots(before, after, filters, describe=False)
         if not report.summary.total:
             continue  # site files, or stack order only: the catalogue did not change
@@ -103,7 +113,8 @@ def history(
         PackagePath(tag, name, tuple(path), added.get((tag, name)), removed.get((tag, name)))
         for (tag, name), path in sorted(paths.items())
     )
-    return History(start, end, tuple(reversed(steps)), packages, flaps.found())
+    flapping = flaps.found()
+    return History(start, end, tuple(reversed(steps)), packages, flapping, tuple(sorted(tags)))
 
 
 class _Flaps:

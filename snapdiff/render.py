@@ -203,6 +203,14 @@ def render_history_markdown(
     moved = [
         p for p in data["packages"] if len(p["versions"]) > 1 or p["first_seen"] or p["last_seen"]
     ]
+    changed = {p["tag"] for p in data["packages"]}
+    changed |= {s["tag"] for step in data["steps"] for s in step["stacks"]}
+    found = history.one_tag()
+
+    def label(tag: str, name: str) -> Safe:
+        """A package or stack as one code span, `tag/name` when the changes span several tags."""
+        return code(f"{tag}/{name}" if len(changed) > 1 else name)
+
     context = {
         "history": data,
         "packages": moved,
@@ -210,6 +218,8 @@ def render_history_markdown(
         "marker": Safe(PLACEHOLDER),
         "commit_link": commit_linker(links or Links()),
         "charts": [Safe(chart) for chart in stack_charts(history)],  # built of safe parts
+        "label": label,
+        "one_tag": {"tag": found[0], "others": list(found[1])} if found else None,
     }
     try:
         text: str = env.get_template(name).render(context)

@@ -9,10 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gitrepo import commit, git, place
+from gitrepo import commit, git, new_repo, place
 from hypothesis import given
 from hypothesis import strategies as st
-from pagegen import HISTORY, SEEDS
+from pagegen import HISTORY, SEEDS, spec, write_page
 
 from snapdiff.cli import main
 from snapdiff.history import Flap, _Flaps
@@ -193,3 +193,28 @@ def test_flapping_specs_are_those_removed_and_added_again(
             )  # fmt: skip
             flaps.step(change, f"c{index}")
     assert list(flaps.found()) == _flaps_by_definition(steps)
+
+
+def test_a_history_of_several_tags_says_where_its_changes_are(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Only develop changes: the log says so once and names packages bare; then a second tag
+    changes too, and every name carries its tag."""
+    repo = new_repo(tmp_path / "repo")
+    for tag in ("develop", "v0.23.1"):
+        write_page(repo, "zlib", [spec(f"{tag[:3]}1", "1.3")], tag=tag)
+    commit(repo, "start", 1)
+    write_page(repo, "zlib", [spec("dev2", "1.3.1")], tag="develop")
+    commit(repo, "develop only", 2)
+    assert main(["log", "HEAD~1..HEAD", "--repo", str(repo)]) == 0
+    out = capsys.readouterr().out
+    said = "Every change is in cache tag `develop`; the other tag (`v0.23.1`) did not change."
+    assert said in out and "- `zlib` `1.3` → `1.3.1`" in out
+    write_page(repo, "zlib", [spec("dev3", "1.4")], tag="develop")
+    write_page(repo, "zlib", [spec("v0232", "1.3.2")], tag="v0.23.1")
+    commit(repo, "both tags", 3)
+    assert main(["log", "HEAD~2..HEAD", "--repo", str(repo)]) == 0
+    out = capsys.readouterr().out
+    assert "cache tag" not in out
+    assert "- `develop/zlib` `1.3.1` → `1.4`" in out and "- `v0.23.1/zlib` `1.3` → `1.3.2`" in out
+    assert "| `develop/zlib` | `1.3` → `1.3.1` → `1.4` |" in out
