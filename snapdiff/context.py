@@ -204,4 +204,5 @@ def markdown_context(
         "removed_by_class": class_counts(data["specs_by_class"], added=False),
         "warnings": data["warnings"],
         "one_tag": _one_tag(report),
+        "tags_counted": report.tags_counted(),
     }

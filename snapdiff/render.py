@@ -220,6 +220,7 @@ def render_history_markdown(
         "charts": [Safe(chart) for chart in stack_charts(history)],  # built of safe parts
         "label": label,
         "one_tag": {"tag": found[0], "others": list(found[1])} if found else None,
+        "tags_counted": len(history.tags) if len(history.tags) > 1 else 0,
     }
     try:
         text: str = env.get_template(name).render(context)

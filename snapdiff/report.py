@@ -226,6 +226,13 @@ class Report:
     skipped: tuple[str, ...] = field(default=())  # bad pages left out: the report is incomplete
     schema_version: int = SCHEMA_VERSION
 
+    def tags_counted(self) -> int:
+        """How many cache tags the counts run over when a side holds several (each package,
+        spec and stack counts once per tag it is in); 0 when each side holds one."""
+        if max(len(self.old.tags), len(self.new.tags)) < 2:
+            return 0
+        return len({*self.old.tags, *self.new.tags})
+
     def one_tag(self) -> tuple[str, tuple[str, ...]] | None:
         """The one cache tag every change is in, and the sides' other tags, when the sides hold
         several and the changes are all in one (labels then leave the tag out, so a report says

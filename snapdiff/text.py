@@ -96,6 +96,8 @@ def render_text(report: Report, colour: bool = False) -> str:
         out.lines.append(
             printable(f"every change is in cache tag {found[0]}; the {others} did not change")
         )
+    if report.tags_counted():
+        out.lines.append(f"counted per cache tag ({report.tags_counted():,} tags)")
     out.lines += _counts(report)
     out.group("downgrades", _RED, _bumps(report.packages, "downgrade", multi))
     out.group("upgrades", _GREEN, _bumps(report.packages, "upgrade", multi))

@@ -139,3 +139,4 @@ class MarkdownContext(TypedDict):
     removed_by_class: list[tuple[int, Safe]]
     warnings: list[str]
     one_tag: OneTag | None
+    tags_counted: int

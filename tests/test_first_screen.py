@@ -95,11 +95,13 @@ def test_changes_in_one_of_several_tags_say_which(
         tmp_path, {"develop": "1.3", "v0.23.1": "1.3"}, {"develop": "1.3.1", "v0.23.1": "1.3"}
     )
     markdown = run(sides, capsys)[1]
-    said = "Every change is in cache tag `develop`; the other tag (`v0.23.1`) did not change."
-    assert said in first_screen(markdown).splitlines()
+    said = "Every change is in cache tag `develop`; the other tag (`v0.23.1`) did not change. "
+    said += "Counts are per cache tag: a package, spec or stack in several of the 2 tags counts "
+    assert said + "once in each." in first_screen(markdown).splitlines()
     assert "- **Largest version bump (1):** `zlib` `1.3` → `1.3.1`" in markdown
     text = run([*sides, "--format", "text"], capsys)[1].splitlines()
     assert text[1] == "every change is in cache tag develop; the other tag did not change"
+    assert text[2] == "counted per cache tag (2 tags)"
 
 
 def test_changes_in_several_tags_are_labelled_and_need_no_note(
@@ -109,7 +111,8 @@ def test_changes_in_several_tags_are_labelled_and_need_no_note(
         tmp_path, {"develop": "1.3", "v0.23.1": "1.3"}, {"develop": "1.4", "v0.23.1": "1.3.1"}
     )
     markdown = run(sides, capsys)[1]
-    assert "`develop/zlib` `1.3` → `1.4`" in markdown and "cache tag" not in markdown
+    assert "`develop/zlib` `1.3` → `1.4`" in markdown and "Every change is in" not in markdown
+    assert "Counts are per cache tag" in markdown
 
 
 def test_release_to_release_needs_no_note(
