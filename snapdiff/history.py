@@ -67,12 +67,14 @@ class History:
     flapping: tuple[Flap, ...]
     tags: tuple[str, ...] = ()  # every cache tag the range's snapshots hold
 
+    def changed_tags(self) -> set[str]:
+        """The cache tags of every package and stack the range changed."""
+        return {p.tag for p in self.packages} | {s.tag for x in self.steps for s in x.stacks}
+
     def one_tag(self) -> tuple[str, tuple[str, ...]] | None:
         """The one cache tag every change of the range is in, and the other tags, when the
         snapshots hold several (as `Report.one_tag`)."""
-        changed = {p.tag for p in self.packages}
-        changed |= {s.tag for step in self.steps for s in step.stacks}
-        return one_tag(self.tags, self.tags, changed)
+        return one_tag(self.tags, self.tags, self.changed_tags())
 
 
 def _commit(snapshot: Snapshot) -> str:

@@ -203,13 +203,12 @@ def render_history_markdown(
     moved = [
         p for p in data["packages"] if len(p["versions"]) > 1 or p["first_seen"] or p["last_seen"]
     ]
-    changed = {p["tag"] for p in data["packages"]}
-    changed |= {s["tag"] for step in data["steps"] for s in step["stacks"]}
+    several = len(history.changed_tags()) > 1
     found = history.one_tag()
 
     def label(tag: str, name: str) -> Safe:
         """A package or stack as one code span, `tag/name` when the changes span several tags."""
-        return code(f"{tag}/{name}" if len(changed) > 1 else name)
+        return code(f"{tag}/{name}" if several else name)
 
     context = {
         "history": data,
