@@ -121,14 +121,14 @@ def stack_coverage(
 
 
 Values = dict[Key, dict[str, set[str]]]  # (tag, stack) -> dimension -> values of its specs
-Written = dict[Key, dict[str, str]]  # (tag, stack) -> compiler -> as its pages write it
+Written = dict[Key, dict[str, str]]  # (tag, stack) -> value -> as its pages write it
 
 
 def _values(
     pages: Mapping[Key, Page], differing: list[Key], stacks: set[Key]
 ) -> tuple[Values, Written]:
     """Per stack of `stacks` and per dimension, the values its specs have over some pages, and
-    how those pages write their compilers."""
+    how those pages write their values (compilers, variants)."""
     values: Values = {key: {d: set() for d in MOVE_DIMENSIONS} for key in stacks}
     written: Written = {key: {} for key in stacks}
     tags = {tag for tag, _ in stacks}
