@@ -25,7 +25,6 @@ from .views import (
     LabelledPackage,
     LabelledStack,
     MarkdownContext,
-    OneTag,
     Rows,
     RowT,
     Sections,
@@ -79,11 +78,6 @@ _BUMP_RANK = {"major": 0, "minor": 1, "patch": 2, "other": 3}
 
 def _multi_tag(data: ReportJSON) -> bool:
     return len({p["tag"] for p in data["packages"]} | {s["tag"] for s in data["stacks"]}) > 1
-
-
-def _one_tag(report: Report) -> OneTag | None:
-    found = report.one_tag()
-    return {"tag": found[0], "others": list(found[1])} if found else None
 
 
 def _change_size(p: PackageJSON) -> int:
@@ -203,6 +197,6 @@ def markdown_context(
         "added_by_class": class_counts(data["specs_by_class"], added=True),
         "removed_by_class": class_counts(data["specs_by_class"], added=False),
         "warnings": data["warnings"],
-        "one_tag": _one_tag(report),
+        "one_tag": report.one_tag(),
         "tags_counted": report.tags_counted(),
     }

@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 from .diff import diff_snapshots
 from .model import Filters, Snapshot
-from .report import Bump, PackageChange, StackChange, Summary, one_tag
+from .report import Bump, OneTag, PackageChange, StackChange, Summary, one_tag
 from .sources import LoadOptions, load_history
 
 __all__ = ["Flap", "History", "PackagePath", "Step", "StepBump", "history"]
@@ -71,10 +71,14 @@ class History:
         """The cache tags of every package and stack the range changed."""
         return {p.tag for p in self.packages} | {s.tag for x in self.steps for s in x.stacks}
 
-    def one_tag(self) -> tuple[str, tuple[str, ...]] | None:
+    def one_tag(self) -> OneTag | None:
         """The one cache tag every change of the range is in, and the other tags, when the
         snapshots hold several (as `Report.one_tag`)."""
         return one_tag(self.tags, self.tags, self.changed_tags())
+
+    def tags_counted(self) -> int:
+        """How many cache tags the counts run over when the snapshots hold several; else 0."""
+        return len(self.tags) if len(self.tags) > 1 else 0
 
 
 def _commit(snapshot: Snapshot) -> str:

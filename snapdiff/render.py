@@ -204,7 +204,6 @@ def render_history_markdown(
         p for p in data["packages"] if len(p["versions"]) > 1 or p["first_seen"] or p["last_seen"]
     ]
     several = len(history.changed_tags()) > 1
-    found = history.one_tag()
 
     def label(tag: str, name: str) -> Safe:
         """A package or stack as one code span, `tag/name` when the changes span several tags."""
@@ -218,8 +217,8 @@ def render_history_markdown(
         "commit_link": commit_linker(links or Links()),
         "charts": [Safe(chart) for chart in stack_charts(history)],  # built of safe parts
         "label": label,
-        "one_tag": {"tag": found[0], "others": list(found[1])} if found else None,
-        "tags_counted": len(history.tags) if len(history.tags) > 1 else 0,
+        "one_tag": history.one_tag(),
+        "tags_counted": history.tags_counted(),
     }
     try:
         text: str = env.get_template(name).render(context)

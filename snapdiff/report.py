@@ -15,6 +15,7 @@ __all__ = [
     "Change",
     "ChangeClass",
     "FieldChange",
+    "OneTag",
     "PackageChange",
     "Report",
     "Sentence",
@@ -233,7 +234,7 @@ class Report:
             return 0
         return len({*self.old.tags, *self.new.tags})
 
-    def one_tag(self) -> tuple[str, tuple[str, ...]] | None:
+    def one_tag(self) -> OneTag | None:
         """The one cache tag every change is in, and the sides' other tags, when the sides hold
         several and the changes are all in one (labels then leave the tag out, so a report says
         it once); None otherwise, and from release to release, where each side's tag is its
@@ -245,13 +246,18 @@ class Report:
         )
 
 
-def one_tag(
-    old: Sequence[str], new: Sequence[str], changed: Set[str]
-) -> tuple[str, tuple[str, ...]] | None:
+class OneTag(NamedTuple):
+    """The one cache tag every change is in, and the other tags, which did not change."""
+
+    tag: str
+    others: tuple[str, ...]
+
+
+def one_tag(old: Sequence[str], new: Sequence[str], changed: Set[str]) -> OneTag | None:
     """The one tag of `changed` and the other tags of `old` and `new`, when there are others and
     the sides are not a release-to-release pair (each side one tag, not the same)."""
     tags = sorted({*old, *new})
     if len(changed) != 1 or len(tags) < 2 or (len(old) == len(new) == 1 and old != new):
         return None
     (tag,) = changed
-    return tag, tuple(t for t in tags if t != tag)
+    return OneTag(tag, tuple(t for t in tags if t != tag))

@@ -92,9 +92,9 @@ def render_text(report: Report, colour: bool = False) -> str:
         return "\n".join(out.lines) + "\n"
     found = report.one_tag()
     if found:
-        others = "other tag" if len(found[1]) == 1 else f"{len(found[1]):,} other tags"
+        others = "other tag" if len(found.others) == 1 else f"{len(found.others):,} other tags"
         out.lines.append(
-            printable(f"every change is in cache tag {found[0]}; the {others} did not change")
+            printable(f"every change is in cache tag {found.tag}; the {others} did not change")
         )
     if report.tags_counted():
         out.lines.append(f"counted per cache tag ({report.tags_counted():,} tags)")

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Generic, TypedDict, TypeVar
 
 from .markup import Safe, Said
+from .report import OneTag
 from .schema import PackageJSON, ReportJSON, StackJSON, SummaryJSON
 
 __all__ = [
@@ -14,7 +15,6 @@ __all__ = [
     "LabelledPackage",
     "LabelledStack",
     "MarkdownContext",
-    "OneTag",
     "RowT",
     "Rows",
     "SectionView",
@@ -108,13 +108,6 @@ class Attention(TypedDict):
     removed_stacks: list[str]
     largest_bumps: list[LabelledPackage]
     limit: int
-
-
-class OneTag(TypedDict):
-    """The one cache tag every change is in, and the sides' other tags (unchanged)."""
-
-    tag: str
-    others: list[str]
 
 
 class MarkdownContext(TypedDict):

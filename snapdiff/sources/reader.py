@@ -25,6 +25,7 @@ __all__ = [
     "Side",
     "notes_of",
     "quiet",
+    "readable",
     "unit_of",
 ]
 
@@ -67,6 +68,24 @@ def unit_of(path: str, units: dict[str, str]) -> str:
     return ""
 
 
+def readable(found: TreeFile, where: str) -> bool:
+    """Whether a file of a git tree is read: a regular file outside hidden folders, no larger
+    than a page can be (when its size is known). A page by its place that is a link or too large
+    is a bad page: InputError, named `where`. Anything else not read is False."""
+    if not is_candidate(found.path):
+        return False
+    try:
+        if found.link:
+            raise InputError(where, "a symbolic link, not a page", NOT_REGULAR_FIX)
+        if found.size >= 0:
+            check_size(found.size, where)
+    except InputError:
+        if is_catalogue_path(found.path):
+            raise
+        return False
+    return True
+
+
 def _as_side(error: InputError, path: str, side: Side) -> InputError:
     """An error about a file, named as one side names it: `REV:path`, and what followed the
     path in the error (the line of a page, `:3`)."""
@@ -97,23 +116,14 @@ class PageReader:
         self.progress = progress
 
     def _readable(self, found: TreeFile, sides: list[Side]) -> bool:
-        """A regular file outside hidden folders, not too large; a page by its place that is a
-        link or too large is a bad page (on every side holding it)."""
-        if not is_candidate(found.path):
-            return False
+        """Whether a file is read (`readable`); a bad page is one on every side holding it."""
         try:
-            if found.link:
-                what = "a symbolic link, not a page"
-                raise InputError(sides[0].source(found.path), what, NOT_REGULAR_FIX)
-            if found.size >= 0:
-                check_size(found.size, sides[0].source(found.path))
+            return readable(found, sides[0].source(found.path))
         except InputError as error:
-            if is_catalogue_path(found.path):
-                for side in reversed(sides):  # the older first, as a listing finds them
-                    side.bad.add(found.path)
-                    side.problems.skip(_as_side(error, found.path, side))
+            for side in reversed(sides):  # the older first, as a listing finds them
+                side.bad.add(found.path)
+                side.problems.skip(_as_side(error, found.path, side))
             return False
-        return True
 
     def read(
         self, files: list[tuple[TreeFile, list[Side]]]

@@ -16,15 +16,8 @@ from .directory import read_directory
 from .git import GitRepo, TreeFile
 from .index import is_index_file, load_indexes, lone_stack
 from .mirror import MAX_INDEX_BYTES, Folder, Index, Web, find_mirrors, index_of, is_url
-from .pages import (
-    NOT_REGULAR_FIX,
-    ParsedPage,
-    check_size,
-    is_candidate,
-    is_catalogue_path,
-    is_page,
-)
-from .reader import Progress, quiet
+from .pages import ParsedPage, is_catalogue_path, is_page
+from .reader import Progress, quiet, readable
 from .snapshot import PageBytes, PageCache, Problems, build_snapshot
 
 __all__ = ["GitSide", "LoadOptions", "Side", "open_side", "opened"]
@@ -87,22 +80,12 @@ class GitSide:
         return [(f.path, f.sha) for f in listed if self._readable(f)]
 
     def _readable(self, found: TreeFile) -> bool:
-        """Whether a file is read: a regular file no larger than a page can be, outside hidden
-        folders. A page by its place that is a link or too large is a bad page."""
-        if not is_candidate(found.path):
-            return False
-        where = f"{self.revision.arg}:{found.path}"
+        """Whether a file is read (`readable`); a bad page is a problem of this side."""
         try:
-            if found.link:
-                if is_catalogue_path(found.path):
-                    raise InputError(where, "a symbolic link, not a page", NOT_REGULAR_FIX)
-                return False
-            check_size(found.size, where)
+            return readable(found, f"{self.revision.arg}:{found.path}")
         except InputError as error:
-            if is_catalogue_path(found.path):
-                self.problems.skip(error)
+            self.problems.skip(error)
             return False
-        return True
 
     def digests(self) -> set[str]:
         return {sha for _, sha in self.files}
