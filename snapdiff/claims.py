@@ -65,7 +65,18 @@ def merge(facts: Facts) -> list[Change]:
             )
         )
     rank = {kind: i for i, kind in enumerate(_ORDER)}
-    return sorted(merged, key=lambda c: (rank[c.kind], -len(c.specs_old) - len(c.specs_new)))
+    # ties of class and size are broken by content, never by the order facts arrived in
+    return sorted(
+        merged,
+        key=lambda c: (
+            rank[c.kind],
+            -len(c.specs_old) - len(c.specs_new),
+            c.configurations_old,
+            c.configurations_new,
+            c.specs_old,
+            c.specs_new,
+        ),
+    )
 
 
 def _union(lists: Iterable[tuple[Configuration, ...]]) -> tuple[Configuration, ...]:

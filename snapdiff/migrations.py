@@ -45,9 +45,9 @@ def _match(
     groups: dict[tuple[object, ...], tuple[list[Configuration], list[Configuration]]] = defaultdict(
         lambda: ([], [])
     )
-    for config in dropped:
+    for config in sorted(dropped):
         groups[_rest(config, dims)][0].append(config)
-    for config in new:
+    for config in sorted(new):
         groups[_rest(config, dims)][1].append(config)
     return [
         (olds[0], news[0])
