@@ -12,7 +12,16 @@ from typing import Literal, NamedTuple, get_args
 from .errors import UsageError
 from .report import Report
 
-__all__ = ["GATES", "Allow", "Gate", "GateCheck", "Tripped", "parse_gates", "tripped"]
+__all__ = [
+    "GATES",
+    "THRESHOLD_EXAMPLE",
+    "Allow",
+    "Gate",
+    "GateCheck",
+    "Tripped",
+    "parse_gates",
+    "tripped",
+]
 
 Gate = Literal["any", "removed-packages", "removed-specs", "downgrade", "stack-loss"]
 GATES: tuple[Gate, ...] = get_args(Gate)
@@ -52,11 +61,14 @@ class Tripped(NamedTuple):
     allowed: tuple[str, ...]
 
 
-_THRESHOLD = re.compile(r"([a-z-]+)(?:>([0-9]+))?")
+# `gate:N` is the spelling to write: `>` is a redirection to a shell, kept for quoted values only.
+_THRESHOLD = re.compile(r"([a-z-]+)(?:[:>]([0-9]+))?")
+THRESHOLD_EXAMPLE = "removed-specs:100"  # more than 100 removed specs
 
 
 def parse_gates(spec: str, option: str = "--fail-on") -> list[GateCheck]:
-    """The gates of a comma-separated value, each `gate` or `gate>N`, checked."""
+    """The gates of a comma-separated value, each `gate` or `gate:N` (more than N; `gate>N`
+    too, as a quoted value), checked."""
     found = []
     for word in (w.strip() for w in spec.split(",")):
         if not word:
@@ -64,7 +76,7 @@ def parse_gates(spec: str, option: str = "--fail-on") -> list[GateCheck]:
         match = _THRESHOLD.fullmatch(word)
         if match is None or match[1] not in GATES:
             close = difflib.get_close_matches(match[1] if match else word, GATES, n=1)
-            fix = f"did you mean {close[0]!r}?" if close else f"use {', '.join(GATES)}, or gate>N"
+            fix = f"did you mean {close[0]!r}?" if close else f"use {', '.join(GATES)}, or gate:N"
             raise UsageError(option, f"unknown gate {word!r}", fix)
         found.append(GateCheck(_BY_NAME[match[1]], int(match[2] or 0)))
     return found
