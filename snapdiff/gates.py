@@ -10,7 +10,7 @@ from fnmatch import fnmatchcase
 from typing import Literal, NamedTuple, get_args
 
 from .errors import UsageError
-from .report import Report
+from .report import Exemption, GateLevel, GateOutcome, Report, Sentence
 
 __all__ = [
     "GATES",
@@ -18,7 +18,6 @@ __all__ = [
     "Allow",
     "Gate",
     "GateCheck",
-    "Tripped",
     "parse_gates",
     "tripped",
 ]
@@ -53,14 +52,6 @@ class Allow(NamedTuple):
         return stack is not None and self.stack is not None and fnmatchcase(stack, self.stack)
 
 
-class Tripped(NamedTuple):
-    """A gate the report trips: what to say, and the allow-list entries that were used."""
-
-    gate: Gate
-    said: str
-    allowed: tuple[str, ...]
-
-
 # `gate:N` is the spelling to write: `>` is a redirection to a shell, kept for quoted values only.
 _THRESHOLD = re.compile(r"([a-z-]+)(?:[:>]([0-9]+))?")
 THRESHOLD_EXAMPLE = "removed-specs:100"  # more than 100 removed specs
@@ -82,17 +73,20 @@ def parse_gates(spec: str, option: str = "--fail-on") -> list[GateCheck]:
     return found
 
 
+_NAMED = 10  # packages a gate's line names before "… and N more"
+
+
 class _Count:
     """What a gate counts, less what the allow-list allows (noting each entry used)."""
 
     def __init__(self, gate: Gate, allow: Sequence[Allow]) -> None:
         self.gate, self.allow = gate, allow
-        self.used: dict[str, None] = {}
+        self.used: dict[Exemption, None] = {}
 
     def kept(self, package: str | None = None, stack: str | None = None) -> bool:
         for entry in self.allow:
             if entry.covers(self.gate, package, stack):
-                self.used[f"{self.gate} {entry.package or entry.stack} ({entry.reason})"] = None
+                self.used[Exemption(entry.package, entry.stack, entry.reason)] = None
                 return False
         return True
 
@@ -101,24 +95,32 @@ def _n(count: int, word: str) -> str:
     return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
-def _count(report: Report, count: _Count) -> tuple[int, str]:
+def _named(words: str, names: Sequence[str]) -> Sentence:
+    """Words followed by the first _NAMED names (values from the data), then how many more."""
+    shown = names[:_NAMED]
+    more = f", … and {len(names) - _NAMED:,} more" if len(names) > _NAMED else ""
+    return Sentence(words + ", ".join("{}" for _ in shown) + more, tuple(shown))
+
+
+def _count(report: Report, count: _Count) -> tuple[int, Sentence]:
     """(how many times the report trips the gate, what to say of it)."""
     packages = [p for p in report.packages if count.kept(package=p.name)]
     if count.gate == "removed-packages":
         n = sum(1 for p in packages if p.status == "removed")
-        return n, f"{_n(n, 'package')} removed"
+        return n, Sentence(f"{_n(n, 'package')} removed")
     if count.gate == "removed-specs":
         n = sum(len(p.specs_removed) for p in packages)
-        return n, f"{_n(n, 'spec')} removed"
+        return n, Sentence(f"{_n(n, 'spec')} removed")
     if count.gate == "downgrade":
         names = [p.name for p in packages if p.bump and p.bump.kind == "downgrade"]
         whose = "1 package's" if len(names) == 1 else f"{len(names):,} packages'"
-        return len(names), f"{whose} highest version went down: {', '.join(names)}"
+        return len(names), _named(f"{whose} highest version went down: ", names)
     if count.gate == "stack-loss":
         stacks = [s for s in report.stacks if s.status == "removed" and count.kept(stack=s.name)]
         losing = [p for p in packages if any(count.kept(stack=s) for s in p.stacks_removed)]
         n = len(stacks) + len(losing)
-        return n, f"{_n(len(stacks), 'stack')} removed, {_n(len(losing), 'package')} lost a stack"
+        said = f"{_n(len(stacks), 'stack')} removed, {_n(len(losing), 'package')} lost a stack"
+        return n, Sentence(said)
     s = report.summary
     kinds = {
         "package": s.packages_added + s.packages_removed + s.packages_changed,
@@ -126,21 +128,24 @@ def _count(report: Report, count: _Count) -> tuple[int, str]:
         "stack": s.stacks_added + s.stacks_removed + s.stacks_changed,
     }
     said = ", ".join(_n(n, kind) for kind, n in kinds.items())
-    return s.total, f"{_n(s.total, 'change')}: {said} added, removed or changed"
+    return s.total, Sentence(f"{_n(s.total, 'change')}: {said} added, removed or changed")
 
 
 def tripped(
-    report: Report, wanted: Sequence[GateCheck], allow: Sequence[Allow] = ()
-) -> list[Tripped]:
+    report: Report,
+    wanted: Sequence[GateCheck],
+    allow: Sequence[Allow] = (),
+    level: GateLevel = "fail",
+) -> list[GateOutcome]:
     """Each wanted gate whose count is above its threshold once the allow-list is applied, and
-    each that passed only thanks to allow-list entries (with an empty `said`)."""
+    each that passed only thanks to allow-list entries (`tripped` false)."""
     found = []
     for check in wanted:
         count = _Count(check.gate, allow)
         n, said = _count(report, count)
-        if n > check.above:
-            limit = f", more than {check.above}" if check.above else ""
-            found.append(Tripped(check.gate, f"{check.gate} ({said}{limit})", tuple(count.used)))
-        elif count.used:
-            found.append(Tripped(check.gate, "", tuple(count.used)))
+        if n > check.above or count.used:
+            used = tuple(count.used)
+            found.append(
+                GateOutcome(check.gate, level, n > check.above, n, check.above, said, used)
+            )
     return found

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from pathlib import Path
@@ -210,3 +211,48 @@ def test_every_gate_example_parses_and_survives_a_shell() -> None:
         assert parse_gates(value), value
     for where, line in examples:
         assert not re.search(r"[a-z]>[0-9]", line), (where, line)  # `>` quoted or not
+
+
+def test_the_report_names_failed_gates_warnings_and_exemptions_on_its_first_screen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sides = pair(tmp_path, THREE_UP, THREE_DOWN)
+    (tmp_path / ".snapdiff.yaml").write_text(
+        'fail-on: [downgrade, "removed-specs:1"]\n'
+        "warn-on: [removed-packages, any]\n"
+        "allow:\n"
+        "  - {gate: downgrade, package: '[ab]', reason: 'pinned <b>`|` @team'}\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    code, out, err = run([*sides, "--for", "github"], capsys)
+    assert code == 1
+    first_screen = out.split("\n| |")[0].splitlines()
+    assert first_screen[3:] == [
+        "- **❌ Gate failed, `downgrade`:** 1 package's highest version went down: `c`",
+        "- **❌ Gate failed, `removed-specs`:** 3 specs removed, more than 1",
+        "- **⚠️ Gate warning, `any`:** 9 changes: 3 packages, 6 specs, 0 stacks added, removed "
+        "or changed",
+        "- **Exemption used, `downgrade`:** changes of packages `[ab]` not counted "
+        "(``pinned <b>`\\|` @team``)",
+    ]
+    assert "::error title=snapdiff downgrade::downgrade (1 package's highest version" in err
+    assert "::error title=snapdiff removed-specs::removed-specs (3 specs removed, more" in err
+    assert run([*sides, "--for", "github"], capsys)[1] == out  # the same marker, every run
+    code, out, _ = run([*sides, "--format", "json"], capsys)
+    gates = json.loads(out)["gates"]
+    assert [(g["gate"], g["level"], g["tripped"], g["count"]) for g in gates] == [
+        ("downgrade", "fail", True, 1),
+        ("removed-specs", "fail", True, 3),
+        ("any", "warn", True, 9),
+    ]
+    assert gates[0]["allowed"] == [
+        {"package": "[ab]", "stack": None, "reason": "pinned <b>`|` @team"}
+    ]
+    assert gates[1]["text"] == "removed-specs (3 specs removed, more than 1)"
+
+
+def test_a_report_without_gates_says_nothing_of_them(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run([V1, V2, "--format", "json"], capsys)
+    assert code == 0 and json.loads(out)["gates"] == []
+    assert "Gate" not in run([V1, V2], capsys)[1]
