@@ -215,8 +215,6 @@ class StackMove:
         )
 
 
-
-
 class Exemption(NamedTuple):
     """An `allow:` entry a gate used: the changes of this package or stack did not count."""
 

@@ -194,8 +194,7 @@ def _gate(outcome: GateOutcome) -> GateJSON:
         "above": outcome.above,
         "text": outcome.plain(),
         "allowed": [
-            {"package": e.package, "stack": e.stack, "reason": e.reason}
-            for e in outcome.exemptions
+            {"package": e.package, "stack": e.stack, "reason": e.reason} for e in outcome.exemptions
         ],
     }
 
