@@ -193,6 +193,7 @@ def _gate_values(line: str) -> list[str]:
     outside quotes is a redirection, a token of its own), or as YAML reads `fail-on: ...`."""
     option = re.search(r"--(fail|warn)-on.*", line)
     shell = option[0].split("`")[0] if option else ""  # to the end of a Markdown code span
+    shell = "" if line.lstrip().startswith("#") else shell.removesuffix("\\")  # comment, `\`
     split = shlex.shlex(shell, posix=True, punctuation_chars=True)
     split.whitespace_split = True
     tokens = list(split)
