@@ -17,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import quote
 
+from .errors import printable
+
 __all__ = ["main", "post", "with_key"]
 
 TIMEOUT = 30  # seconds, per request
@@ -125,13 +127,9 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] = os.environ)
         api = _Api(url, env["GITHUB_REPOSITORY"], env["GITHUB_TOKEN"])
         print(f"snapdiff: {post(api, env['PR_NUMBER'], body, env['COMMENT_KEY'])}")
     except (CommentError, OSError) as exc:
-        print(f"::error title=snapdiff comment::{_one_line(str(exc))}")
+        print(f"::error title=snapdiff comment::{printable(str(exc)).replace('%', '%25')}")
         return 1
     return 0
-
-
-def _one_line(text: str) -> str:
-    return re.sub(r"[\x00-\x1f\x7f]+", " ", text).replace("%", "%25")
 
 
 if __name__ == "__main__":
