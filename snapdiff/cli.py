@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import gc
 import os
@@ -22,7 +23,7 @@ from .process import KEPT, collector_paused, terminated_cleanly
 __all__ = ["main"]
 
 if TYPE_CHECKING:
-    from .report import Report
+    from .report import GateOutcome, Report
 
 
 def _sides(old: str, new: str | None, repo: str | None = None) -> tuple[str, str]:
@@ -141,6 +142,7 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         progress.done()
     report = diff_snapshots(old, new, narrow)
+    report = dataclasses.replace(report, gates=_gates(report, args))
     KEPT(old, new, report)
     for warning in _usage_warnings(report, args):
         print(f"snapdiff: warning: {warning}", file=sys.stderr)
@@ -152,28 +154,33 @@ def _run(args: argparse.Namespace) -> int:
     if full is not None and args.full_report:
         write_atomically(args.full_report, full)
     write(args.output, text)
-    failing = _gates(report, args)
+    _say_gates(report.gates)
+    failing = any(found.tripped for found in report.gates if found.level == "fail")
     return 1 if failing or (args.exit_code and report.summary.total) else 0
 
 
-def _gates(report: Report, args: argparse.Namespace) -> bool:
-    """Say which gates tripped (and the allow-list entries used); True when one must fail."""
-    failing = tripped(report, parse_gates(args.fail_on), args.allow)
-    warning = tripped(report, parse_gates(args.warn_on, "--warn-on"), args.allow)
-    annotate = os.environ.get("GITHUB_ACTIONS") == "true"  # a workflow command, read from stderr
-    for found in failing + warning:
-        for used in found.allowed:
-            print(f"snapdiff: allowed: {printable(used)}", file=sys.stderr)
-    for found in failing:
-        if found.said:
-            print(f"snapdiff: gate failed: {printable(found.said)}", file=sys.stderr)
-    for found in warning:
-        if found.said:
-            print(f"snapdiff: gate warning: {printable(found.said)}", file=sys.stderr)
-            if annotate:
-                said = printable(found.said).replace("%", "%25")
-                print(f"::warning title=snapdiff {found.gate}::{said}", file=sys.stderr)
-    return any(found.said for found in failing)
+def _gates(report: Report, args: argparse.Namespace) -> tuple[GateOutcome, ...]:
+    """The gates of --fail-on and --warn-on that tripped or used allow-list entries."""
+    failing = tripped(report, parse_gates(args.fail_on), args.allow, "fail")
+    return (*failing, *tripped(report, parse_gates(args.warn_on, "--warn-on"), args.allow, "warn"))
+
+
+def _say_gates(gates: Sequence[GateOutcome]) -> None:
+    """The allow-list entries used, then the failed gates, then the warnings, on stderr (with
+    annotations in GitHub Actions, which reads workflow commands from the log)."""
+    annotate = os.environ.get("GITHUB_ACTIONS") == "true"
+    for found in gates:
+        for used in found.exemptions:
+            entry = f"{found.gate} {used.package or used.stack} ({used.reason})"
+            print(f"snapdiff: allowed: {printable(entry)}", file=sys.stderr)
+    for level, said, command in (("fail", "failed", "error"), ("warn", "warning", "warning")):
+        for found in gates:
+            if found.level == level and found.tripped:
+                line = printable(found.plain())
+                print(f"snapdiff: gate {said}: {line}", file=sys.stderr)
+                if annotate:
+                    data = line.replace("%", "%25")
+                    print(f"::{command} title=snapdiff {found.gate}::{data}", file=sys.stderr)
 
 
 def _usage_warnings(report: Report, args: argparse.Namespace) -> list[str]:

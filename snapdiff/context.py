@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 
 from .links import Links
 from .markup import Safe, code, some
-from .report import Report
+from .report import GateOutcome, Report
 from .schema import (
     PackageJSON,
     ReportJSON,
@@ -22,6 +22,7 @@ from .sections import SECTIONS, SectionId
 from .sentences import class_counts, explained, spack1, stack_move_rows
 from .views import (
     Attention,
+    GateView,
     LabelledPackage,
     LabelledStack,
     MarkdownContext,
@@ -160,6 +161,26 @@ def _attention(rows: Rows) -> Attention:
     }
 
 
+def _gate(outcome: GateOutcome) -> GateView:
+    """A gate for the first screen: what it counted, with the data's values as code spans."""
+    said = outcome.said
+    return {
+        "gate": outcome.gate,
+        "level": outcome.level,
+        "tripped": outcome.tripped,
+        "said": Safe(said.words.format(*(code(value) for value in said.values))),
+        "above": outcome.above,
+        "exemptions": [
+            {
+                "kind": Safe("packages" if e.package is not None else "stacks"),
+                "name": e.package or e.stack or "",
+                "reason": e.reason,
+            }
+            for e in outcome.exemptions
+        ],
+    }
+
+
 def markdown_context(
     report: Report,
     data: ReportJSON,
@@ -199,4 +220,5 @@ def markdown_context(
         "warnings": data["warnings"],
         "one_tag": report.one_tag(),
         "tags_counted": report.tags_counted(),
+        "gates": [_gate(outcome) for outcome in report.gates],
     }

@@ -10,9 +10,17 @@ from fnmatch import fnmatchcase
 from typing import Literal, NamedTuple, get_args
 
 from .errors import UsageError
-from .report import Report
+from .report import Exemption, GateLevel, GateOutcome, Report, Sentence
 
-__all__ = ["GATES", "Allow", "Gate", "GateCheck", "Tripped", "parse_gates", "tripped"]
+__all__ = [
+    "GATES",
+    "THRESHOLD_EXAMPLE",
+    "Allow",
+    "Gate",
+    "GateCheck",
+    "parse_gates",
+    "tripped",
+]
 
 Gate = Literal["any", "removed-packages", "removed-specs", "downgrade", "stack-loss"]
 GATES: tuple[Gate, ...] = get_args(Gate)
@@ -44,19 +52,14 @@ class Allow(NamedTuple):
         return stack is not None and self.stack is not None and fnmatchcase(stack, self.stack)
 
 
-class Tripped(NamedTuple):
-    """A gate the report trips: what to say, and the allow-list entries that were used."""
-
-    gate: Gate
-    said: str
-    allowed: tuple[str, ...]
-
-
-_THRESHOLD = re.compile(r"([a-z-]+)(?:>([0-9]+))?")
+# `gate:N` is the spelling to write: `>` is a redirection to a shell, kept for quoted values only.
+_THRESHOLD = re.compile(r"([a-z-]+)(?:[:>]([0-9]+))?")
+THRESHOLD_EXAMPLE = "removed-specs:100"  # more than 100 removed specs
 
 
 def parse_gates(spec: str, option: str = "--fail-on") -> list[GateCheck]:
-    """The gates of a comma-separated value, each `gate` or `gate>N`, checked."""
+    """The gates of a comma-separated value, each `gate` or `gate:N` (more than N; `gate>N`
+    too, as a quoted value), checked."""
     found = []
     for word in (w.strip() for w in spec.split(",")):
         if not word:
@@ -64,10 +67,13 @@ def parse_gates(spec: str, option: str = "--fail-on") -> list[GateCheck]:
         match = _THRESHOLD.fullmatch(word)
         if match is None or match[1] not in GATES:
             close = difflib.get_close_matches(match[1] if match else word, GATES, n=1)
-            fix = f"did you mean {close[0]!r}?" if close else f"use {', '.join(GATES)}, or gate>N"
+            fix = f"did you mean {close[0]!r}?" if close else f"use {', '.join(GATES)}, or gate:N"
             raise UsageError(option, f"unknown gate {word!r}", fix)
         found.append(GateCheck(_BY_NAME[match[1]], int(match[2] or 0)))
     return found
+
+
+_NAMED = 10  # packages a gate's line names before "… and N more"
 
 
 class _Count:
@@ -75,12 +81,12 @@ class _Count:
 
     def __init__(self, gate: Gate, allow: Sequence[Allow]) -> None:
         self.gate, self.allow = gate, allow
-        self.used: dict[str, None] = {}
+        self.used: dict[Exemption, None] = {}
 
     def kept(self, package: str | None = None, stack: str | None = None) -> bool:
         for entry in self.allow:
             if entry.covers(self.gate, package, stack):
-                self.used[f"{self.gate} {entry.package or entry.stack} ({entry.reason})"] = None
+                self.used[Exemption(entry.package, entry.stack, entry.reason)] = None
                 return False
         return True
 
@@ -89,24 +95,32 @@ def _n(count: int, word: str) -> str:
     return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
-def _count(report: Report, count: _Count) -> tuple[int, str]:
+def _named(words: str, names: Sequence[str]) -> Sentence:
+    """Words followed by the first _NAMED names (values from the data), then how many more."""
+    shown = names[:_NAMED]
+    more = f", … and {len(names) - _NAMED:,} more" if len(names) > _NAMED else ""
+    return Sentence(words + ", ".join("{}" for _ in shown) + more, tuple(shown))
+
+
+def _count(report: Report, count: _Count) -> tuple[int, Sentence]:
     """(how many times the report trips the gate, what to say of it)."""
     packages = [p for p in report.packages if count.kept(package=p.name)]
     if count.gate == "removed-packages":
         n = sum(1 for p in packages if p.status == "removed")
-        return n, f"{_n(n, 'package')} removed"
+        return n, Sentence(f"{_n(n, 'package')} removed")
     if count.gate == "removed-specs":
         n = sum(len(p.specs_removed) for p in packages)
-        return n, f"{_n(n, 'spec')} removed"
+        return n, Sentence(f"{_n(n, 'spec')} removed")
     if count.gate == "downgrade":
         names = [p.name for p in packages if p.bump and p.bump.kind == "downgrade"]
         whose = "1 package's" if len(names) == 1 else f"{len(names):,} packages'"
-        return len(names), f"{whose} highest version went down: {', '.join(names)}"
+        return len(names), _named(f"{whose} highest version went down: ", names)
     if count.gate == "stack-loss":
         stacks = [s for s in report.stacks if s.status == "removed" and count.kept(stack=s.name)]
         losing = [p for p in packages if any(count.kept(stack=s) for s in p.stacks_removed)]
         n = len(stacks) + len(losing)
-        return n, f"{_n(len(stacks), 'stack')} removed, {_n(len(losing), 'package')} lost a stack"
+        said = f"{_n(len(stacks), 'stack')} removed, {_n(len(losing), 'package')} lost a stack"
+        return n, Sentence(said)
     s = report.summary
     kinds = {
         "package": s.packages_added + s.packages_removed + s.packages_changed,
@@ -114,21 +128,24 @@ def _count(report: Report, count: _Count) -> tuple[int, str]:
         "stack": s.stacks_added + s.stacks_removed + s.stacks_changed,
     }
     said = ", ".join(_n(n, kind) for kind, n in kinds.items())
-    return s.total, f"{_n(s.total, 'change')}: {said} added, removed or changed"
+    return s.total, Sentence(f"{_n(s.total, 'change')}: {said} added, removed or changed")
 
 
 def tripped(
-    report: Report, wanted: Sequence[GateCheck], allow: Sequence[Allow] = ()
-) -> list[Tripped]:
+    report: Report,
+    wanted: Sequence[GateCheck],
+    allow: Sequence[Allow] = (),
+    level: GateLevel = "fail",
+) -> list[GateOutcome]:
     """Each wanted gate whose count is above its threshold once the allow-list is applied, and
-    each that passed only thanks to allow-list entries (with an empty `said`)."""
+    each that passed only thanks to allow-list entries (`tripped` false)."""
     found = []
     for check in wanted:
         count = _Count(check.gate, allow)
         n, said = _count(report, count)
-        if n > check.above:
-            limit = f", more than {check.above}" if check.above else ""
-            found.append(Tripped(check.gate, f"{check.gate} ({said}{limit})", tuple(count.used)))
-        elif count.used:
-            found.append(Tripped(check.gate, "", tuple(count.used)))
+        if n > check.above or count.used:
+            used = tuple(count.used)
+            found.append(
+                GateOutcome(check.gate, level, n > check.above, n, check.above, said, used)
+            )
     return found

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, NoReturn
 from . import __version__
 from .budget import PRESETS
 from .errors import UsageError
-from .gates import GATES
+from .gates import GATES, THRESHOLD_EXAMPLE
 
 if TYPE_CHECKING:
     from .model import Filters
@@ -25,7 +25,7 @@ examples:
   snapdiff HEAD~1 HEAD                             two revisions of the catalogue repository
   snapdiff v1..v2 --repo ../cache.spack.io         a range, in another repository
   snapdiff HEAD~7:_cache/develop HEAD:_cache/develop   one folder of each revision
-  snapdiff main...feature --for github -o comment.md --fail-on downgrade,removed-specs>100
+  snapdiff main...feature --for github -o comment.md --fail-on downgrade,removed-specs:100
                                                    what a pull request changes, for a comment
   snapdiff https://mirror.example/develop yesterday/   a live build-cache mirror against a copy
   snapdiff old/ new/ --format text                 a compact view for a terminal
@@ -176,7 +176,7 @@ def _add_outputs(add: Callable[..., object]) -> None:
         metavar="GATES",
         default="",
         help=f"exit 1 when any of these happened (comma-separated: {', '.join(GATES)}; "
-        "gate>N: more than N times); the report is still written",
+        f"gate:N: more than N times, e.g. {THRESHOLD_EXAMPLE}); the report is still written",
     )
     add(
         "--warn-on",

@@ -7,14 +7,17 @@ from dataclasses import dataclass, field
 from typing import Literal, NamedTuple, get_args
 
 from .model import Configuration, Filters, Spellings
-from .schema import BumpKind, BumpSize, Status
+from .schema import BumpKind, BumpSize, GateLevel, Status
 
 __all__ = [
     "CHANGE_CLASSES",
     "Bump",
     "Change",
     "ChangeClass",
+    "Exemption",
     "FieldChange",
+    "GateLevel",
+    "GateOutcome",
     "OneTag",
     "PackageChange",
     "Report",
@@ -212,6 +215,33 @@ class StackMove:
         )
 
 
+class Exemption(NamedTuple):
+    """An `allow:` entry a gate used: the changes of this package or stack did not count."""
+
+    package: str | None
+    stack: str | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class GateOutcome:
+    """A gate the command line checked that tripped (its count above `above`), or that passed
+    only thanks to `allow:` entries: what it counted, in words, and the entries it used."""
+
+    gate: str
+    level: GateLevel
+    tripped: bool
+    count: int
+    above: int
+    said: Sentence  # what it counted: "1 package's highest version went down: {}"
+    exemptions: tuple[Exemption, ...] = ()
+
+    def plain(self) -> str:
+        """The gate and what it counted, on one line: `downgrade (…, more than 2)`."""
+        limit = f", more than {self.above:,}" if self.above else ""
+        return f"{self.gate} ({self.said.plain()}{limit})"
+
+
 @dataclass(frozen=True, slots=True)
 class Report:
     """Everything snapdiff concluded about two snapshots; every output is rendered from it."""
@@ -225,6 +255,7 @@ class Report:
     warnings: tuple[str, ...] = field(default=())
     filters: Filters = field(default=Filters())
     skipped: tuple[str, ...] = field(default=())  # bad pages left out: the report is incomplete
+    gates: tuple[GateOutcome, ...] = field(default=())  # set by the command line's gates
     schema_version: int = SCHEMA_VERSION
 
     def tags_counted(self) -> int:

@@ -12,6 +12,7 @@ from .report import (
     CHANGE_CLASSES,
     Bump,
     Change,
+    GateOutcome,
     PackageChange,
     Report,
     Side,
@@ -25,6 +26,7 @@ from .schema import (
     ChangeJSON,
     ClassCountJSON,
     ConfigurationJSON,
+    GateJSON,
     HistoryJSON,
     PackageJSON,
     ReportJSON,
@@ -179,6 +181,21 @@ def report_to_dict(report: Report) -> ReportJSON:
         "filters": {name: list(globs) for name, globs in report.filters.applied},
         "incomplete": bool(report.skipped),
         "skipped": list(report.skipped),
+        "gates": [_gate(g) for g in report.gates],
+    }
+
+
+def _gate(outcome: GateOutcome) -> GateJSON:
+    return {
+        "gate": outcome.gate,
+        "level": outcome.level,
+        "tripped": outcome.tripped,
+        "count": outcome.count,
+        "above": outcome.above,
+        "text": outcome.plain(),
+        "allowed": [
+            {"package": e.package, "stack": e.stack, "reason": e.reason} for e in outcome.exemptions
+        ],
     }
 
 

@@ -11,6 +11,9 @@ __all__ = [
     "BumpSize",
     "ChangeJSON",
     "ConfigurationJSON",
+    "ExemptionJSON",
+    "GateJSON",
+    "GateLevel",
     "HistoryJSON",
     "PackageJSON",
     "ReportJSON",
@@ -23,6 +26,7 @@ __all__ = [
 
 Status = Literal["added", "removed", "changed"]
 BumpKind = Literal["upgrade", "downgrade"]
+GateLevel = Literal["fail", "warn"]  # --fail-on, --warn-on
 
 
 class SideJSON(TypedDict):
@@ -143,6 +147,22 @@ class ClassCountJSON(TypedDict):
     added: int
 
 
+class ExemptionJSON(TypedDict):
+    package: str | None
+    stack: str | None
+    reason: str
+
+
+class GateJSON(TypedDict):
+    gate: str
+    level: GateLevel
+    tripped: bool
+    count: int
+    above: int
+    text: str
+    allowed: list[ExemptionJSON]
+
+
 class ReportJSON(TypedDict):
     schema_version: int
     old: SideJSON
@@ -156,6 +176,7 @@ class ReportJSON(TypedDict):
     filters: dict[str, list[str]]
     incomplete: bool
     skipped: list[str]
+    gates: list[GateJSON]
 
 
 class StepBumpJSON(BumpJSON):

@@ -7,11 +7,13 @@ from typing import Generic, TypedDict, TypeVar
 
 from .markup import Safe, Said
 from .report import OneTag
-from .schema import PackageJSON, ReportJSON, StackJSON, SummaryJSON
+from .schema import GateLevel, PackageJSON, ReportJSON, StackJSON, SummaryJSON
 
 __all__ = [
     "Attention",
+    "ExemptionView",
     "Explained",
+    "GateView",
     "LabelledPackage",
     "LabelledStack",
     "MarkdownContext",
@@ -110,6 +112,26 @@ class Attention(TypedDict):
     limit: int
 
 
+class ExemptionView(TypedDict):
+    """An `allow:` entry a gate used: `package` or `stack`, its glob, and its reason."""
+
+    kind: Safe
+    name: str
+    reason: str
+
+
+class GateView(TypedDict):
+    """A gate that tripped (`tripped`) or passed only thanks to `allow:` entries: its name,
+    `fail` or `warn`, what it counted (values as code spans), its threshold (0: none)."""
+
+    gate: str
+    level: GateLevel
+    tripped: bool
+    said: Safe
+    above: int
+    exemptions: list[ExemptionView]
+
+
 class MarkdownContext(TypedDict):
     """What `report.md.j2` sees (README, "Templates")."""
 
@@ -133,3 +155,4 @@ class MarkdownContext(TypedDict):
     warnings: list[str]
     one_tag: OneTag | None
     tags_counted: int
+    gates: list[GateView]

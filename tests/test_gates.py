@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import json
+import re
+import shlex
 from pathlib import Path
 from typing import Any
 
 import pytest
-from clirun import V1, V2, run
+import yaml
+from clirun import ROOT, V1, V2, run
 from pagegen import spec, write_page
+
+from snapdiff.errors import UsageError
+from snapdiff.gates import GateCheck, parse_gates
+from snapdiff.options import parser
 
 
 def pair(tmp_path: Path, old: dict[str, Any], new: dict[str, Any]) -> list[str]:
@@ -152,3 +160,106 @@ def test_gate_messages_count_each_kind_in_words(
         "snapdiff: gate failed: removed-packages (1 package removed)",
         "snapdiff: gate failed: removed-specs (1 spec removed)",
     ]
+
+
+def test_a_threshold_is_written_with_a_colon_and_gt_is_still_read() -> None:
+    assert parse_gates("downgrade,removed-specs:100") == [
+        GateCheck("downgrade"),
+        GateCheck("removed-specs", 100),
+    ]
+    assert parse_gates("removed-specs>100") == parse_gates("removed-specs:100")
+    with pytest.raises(UsageError, match="unknown gate 'removed-specs:'"):
+        parse_gates("removed-specs:")
+
+
+def _examples() -> list[tuple[str, str]]:
+    """(where, line) of every line of the README, docs/, action.yml and --help that names a gate
+    option: each is what someone will copy."""
+    found = [("--help", line) for line in parser().format_help().splitlines()]
+    for path in [ROOT / "README.md", ROOT / "action.yml", *sorted((ROOT / "docs").glob("*"))]:
+        if path.suffix in (".md", ".yml"):
+            found += [(path.name, line) for line in path.read_text().splitlines()]
+    # a command (`snapdiff ... --fail-on`, any line of a CI recipe) or a YAML key, not prose
+    command = r"(fail|warn)-on:|snapdiff .*--(fail|warn)-on"
+    return [
+        (w, line)
+        for w, line in found
+        if re.search(command if w.endswith(".md") or w == "--help" else r"(fail|warn)-on", line)
+    ]
+
+
+def _gate_values(line: str) -> list[str]:
+    """The gate values a line gives: after --fail-on/--warn-on as a shell reads them (a `>`
+    outside quotes is a redirection, a token of its own), or as YAML reads `fail-on: ...`."""
+    option = re.search(r"--(fail|warn)-on.*", line)
+    shell = option[0].split("`")[0] if option else ""  # to the end of a Markdown code span
+    shell = "" if line.lstrip().startswith("#") else shell.removesuffix("\\")  # comment, `\`
+    split = shlex.shlex(shell, posix=True, punctuation_chars=True)
+    split.whitespace_split = True
+    tokens = list(split)
+    values = []
+    for at, token in enumerate(tokens[:-1]):
+        if token in ("--fail-on", "--warn-on"):
+            values.append(tokens[at + 1])
+            assert ">" not in tokens[at + 2 : at + 3], line  # `gate>N` unquoted: a redirection
+    key = re.match(r"\s*-?\s*(fail|warn)-on:\s*(.+)", line)
+    if key:
+        loaded = yaml.safe_load(key[2])
+        values.append(",".join(loaded) if isinstance(loaded, list) else str(loaded))
+    # not examples: a metavar, a variable, prose (`a --fail-on gate failed`)
+    return [v for v in values if re.match("[a-z]", v)]  # not a metavar or a variable
+
+
+def test_every_gate_example_parses_and_survives_a_shell() -> None:
+    examples = _examples()
+    values = [value for _, line in examples for value in _gate_values(line)]
+    assert "downgrade,removed-specs:100" in values  # the README's and the recipes' example
+    for value in values:
+        assert parse_gates(value), value
+    for where, line in examples:
+        assert not re.search(r"[a-z]>[0-9]", line), (where, line)  # `>` quoted or not
+
+
+def test_the_report_names_failed_gates_warnings_and_exemptions_on_its_first_screen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sides = pair(tmp_path, THREE_UP, THREE_DOWN)
+    (tmp_path / ".snapdiff.yaml").write_text(
+        'fail-on: [downgrade, "removed-specs:1"]\n'
+        "warn-on: [removed-packages, any]\n"
+        "allow:\n"
+        "  - {gate: downgrade, package: '[ab]', reason: 'pinned <b>`|` @team'}\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    code, out, err = run([*sides, "--for", "github"], capsys)
+    assert code == 1
+    first_screen = out.split("\n| |")[0].splitlines()
+    assert first_screen[3:] == [
+        "- **❌ Gate failed, `downgrade`:** 1 package's highest version went down: `c`",
+        "- **❌ Gate failed, `removed-specs`:** 3 specs removed, more than 1",
+        "- **⚠️ Gate warning, `any`:** 9 changes: 3 packages, 6 specs, 0 stacks added, removed "
+        "or changed",
+        "- **Exemption used, `downgrade`:** changes of packages `[ab]` not counted "
+        "(``pinned <b>`\\|` @team``)",
+    ]
+    assert "::error title=snapdiff downgrade::downgrade (1 package's highest version" in err
+    assert "::error title=snapdiff removed-specs::removed-specs (3 specs removed, more" in err
+    assert run([*sides, "--for", "github"], capsys)[1] == out  # the same marker, every run
+    code, out, _ = run([*sides, "--format", "json"], capsys)
+    gates = json.loads(out)["gates"]
+    assert [(g["gate"], g["level"], g["tripped"], g["count"]) for g in gates] == [
+        ("downgrade", "fail", True, 1),
+        ("removed-specs", "fail", True, 3),
+        ("any", "warn", True, 9),
+    ]
+    assert gates[0]["allowed"] == [
+        {"package": "[ab]", "stack": None, "reason": "pinned <b>`|` @team"}
+    ]
+    assert gates[1]["text"] == "removed-specs (3 specs removed, more than 1)"
+
+
+def test_a_report_without_gates_says_nothing_of_them(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run([V1, V2, "--format", "json"], capsys)
+    assert code == 0 and json.loads(out)["gates"] == []
+    assert "Gate" not in run([V1, V2], capsys)[1]

@@ -49,7 +49,7 @@ def test_the_action_uploads_the_report_even_on_failure_and_skips_forks() -> None
     comment = steps["Post or update the comment"]
     assert "head.repo.full_name == github.repository" in comment["if"]
     assert "status != '2'" in comment["if"]
-    assert "github-actions[bot]" in comment["with"]["script"]  # found by marker and author
+    assert "python -m snapdiff.ghcomment" in comment["run"]  # tests/test_action.py runs it
 
 
 @pytest.mark.parametrize("recipe", ["github-actions.yml", "gitlab-ci.yml"])
@@ -82,6 +82,7 @@ def run_compare(
     """The Action's comparing step, as GitHub would run it (bash, env, output files)."""
     step = _step("Compare the revisions")
     output, summary = workdir / "output", workdir / "summary"
+    temp = workdir.parent / f"{workdir.name}-temp"  # RUNNER_TEMP: what the step writes
     for path in (output, summary):
         path.unlink(missing_ok=True)  # each run of the step starts afresh, as each job does
     defaults = dict.fromkeys(step["env"], "") | {"FORGE": "github", "FULL_REPORT": "full.md"}
@@ -95,6 +96,7 @@ def run_compare(
         | {
             "GITHUB_OUTPUT": str(output),
             "GITHUB_STEP_SUMMARY": str(summary),
+            "RUNNER_TEMP": str(temp),
             "PATH": f"{scripts}:{os.environ['PATH']}",
         },
         capture_output=True,
@@ -121,10 +123,11 @@ def test_the_default_range_is_what_the_pull_request_changes(forked: Path) -> Non
     }
     done, outputs, summary = run_compare(work, env)
     assert done.returncode == 0 and outputs["status"] == "0", done.stderr
-    comment = (work / "comment.md").read_text()
+    written = forked.parent / "default-temp" / "snapdiff"
+    comment = (written / "comment.md").read_text()
     assert "| Specs | 1 | 2 | 1 | 0 | 0 |" in comment  # exactly the one spec the branch adds
     assert summary.startswith("<!-- snapdiff report sha256:")
-    assert (work / "full.md").exists()
+    assert (written / "full.md").exists()
 
 
 def test_a_failed_gate_and_a_bad_revision(forked: Path) -> None:

@@ -1,0 +1,535 @@
+"""The GitHub Action end to end: action.yml's composite steps run as the runner runs them (bash,
+GITHUB_OUTPUT, GITHUB_STEP_SUMMARY, RUNNER_TEMP, the event file), on a pull request's history
+in a throwaway repository, against a loopback stand-in for GitHub's REST API.
+
+Only GitHub's own `uses:` steps (setup-python, cache, upload-artifact) are not run; `if:` and
+`${{ }}` are evaluated by a small evaluator of the few forms action.yml uses, with GitHub's
+rules (a missing property is null, `==` ignores case and compares null as 0, an `if:` without
+a status function means `success() && ...`).
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+import sysconfig
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+import yaml
+from clirun import ROOT
+from gitrepo import commit, git, new_repo
+from pagegen import spec, write_page
+
+from snapdiff.ghcomment import main as comment_main
+from snapdiff.ghcomment import with_key
+
+ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
+TOKEN = "test-token"
+BOT = "github-actions[bot]"
+
+# ---------------------------------------------------------------- expressions
+
+
+_TOKEN = re.compile(
+    r"\s*(?:(?P<string>'(?:[^']|'')*')|(?P<op>&&|\|\||==|!=|!|\(|\))"
+    r"|(?P<call>[a-z]+)\(\)|(?P<path>[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*))"
+)
+Value = str | bool | None
+
+
+def _number(value: Value) -> float:
+    if value is None or value == "":
+        return 0.0
+    if isinstance(value, bool):
+        return float(value)
+    try:
+        return float(value)
+    except ValueError:
+        return math.nan
+
+
+def _equal(a: Value, b: Value) -> bool:
+    if isinstance(a, str) and isinstance(b, str):
+        return a.casefold() == b.casefold()
+    return _number(a) == _number(b)
+
+
+class Expression:
+    """`a.b == 'x' && !f() || (...)`: GitHub's expression syntax, as far as action.yml uses it."""
+
+    def __init__(self, text: str, context: dict[str, Any], failed: bool) -> None:
+        self.tokens: list[tuple[str, str]] = []
+        at, text = 0, text.strip()
+        while at < len(text):
+            match = _TOKEN.match(text, at)
+            assert match and match.end() > at, f"not understood: {text[at:]!r}"
+            kind = match.lastgroup
+            assert kind is not None
+            self.tokens.append((kind, match[kind]))
+            at = match.end()
+        self.context, self.failed = context, failed
+
+    def value(self) -> Value:
+        found = self._or()
+        assert not self.tokens, self.tokens
+        return found
+
+    def _next(self, *ops: str) -> bool:
+        if self.tokens and self.tokens[0][0] == "op" and self.tokens[0][1] in ops:
+            self.tokens.pop(0)
+            return True
+        return False
+
+    def _or(self) -> Value:
+        left = self._and()
+        while self._next("||"):
+            right = self._and()
+            left = left or right
+        return left
+
+    def _and(self) -> Value:
+        left = self._not()
+        while self._next("&&"):
+            right = self._not()
+            left = left and right
+        return left
+
+    def _not(self) -> Value:
+        if self._next("!"):
+            return not self._not()
+        left = self._primary()
+        if self._next("=="):
+            return _equal(left, self._primary())
+        if self._next("!="):
+            return not _equal(left, self._primary())
+        return left
+
+    def _primary(self) -> Value:
+        kind, text = self.tokens.pop(0)
+        if kind == "string":
+            return text[1:-1].replace("''", "'")
+        if kind == "call":
+            return {"always": True, "success": not self.failed, "failure": self.failed}[text]
+        if kind == "op":
+            assert text == "(", text
+            found = self._or()
+            assert self._next(")")
+            return found
+        value: Any = self.context
+        for part in text.split("."):
+            value = value.get(part) if isinstance(value, dict) else None
+        return value if value is None or isinstance(value, (str, bool)) else str(value)
+
+
+def condition(text: str | None, context: dict[str, Any], failed: bool) -> bool:
+    """A step's `if:`; without a status function it runs only while every step succeeded."""
+    text = str(text or "success()").removeprefix("${{").removesuffix("}}")
+    if not re.search(r"\b(always|success|failure|cancelled)\(\)", text):
+        text = f"success() && ({text})"
+    return bool(Expression(text, context, failed).value())
+
+
+def interpolate(text: object, context: dict[str, Any]) -> str:
+    """`${{ expr }}` in a value replaced by what it evaluates to (null: empty)."""
+
+    def one(match: re.Match[str]) -> str:
+        value = Expression(match[1], context, False).value()
+        return "" if value is None else str(value).lower() if isinstance(value, bool) else value
+
+    return re.sub(r"\$\{\{(.*?)\}\}", one, str(text))
+
+
+# ---------------------------------------------------------------- the forge's API
+
+
+@dataclass
+class Forge:
+    """GitHub's issue-comment API for one pull request, in memory, recording each call."""
+
+    comments: list[dict[str, Any]] = field(default_factory=list)
+    calls: list[tuple[str, str]] = field(default_factory=list)
+
+    def writes(self) -> list[tuple[str, str]]:
+        return [call for call in self.calls if call[0] != "GET"]
+
+    def ours(self) -> list[dict[str, Any]]:
+        return [c for c in self.comments if c["body"].startswith("<!-- snapdiff report")]
+
+
+def _handler(forge: Forge) -> type[http.server.BaseHTTPRequestHandler]:
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, *args: object) -> None:
+            pass
+
+        def _answer(self, status: int, data: object) -> None:
+            body = json.dumps(data).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def _handle(self, method: str) -> None:
+            url = urlsplit(self.path)
+            forge.calls.append((method, url.path))
+            if self.headers["Authorization"] != f"Bearer {TOKEN}":
+                return self._answer(401, {"message": "Bad credentials"})
+            length = int(self.headers.get("Content-Length") or 0)
+            sent = json.loads(self.rfile.read(length)) if length else {}
+            listing = re.fullmatch(r"/repos/owner/catalogue/issues/7/comments", url.path)
+            one = re.fullmatch(r"/repos/owner/catalogue/issues/comments/(\d+)", url.path)
+            if method == "GET" and listing:
+                query = parse_qs(url.query)
+                per_page, page = int(query["per_page"][0]), int(query["page"][0])
+                return self._answer(200, forge.comments[(page - 1) * per_page :][:per_page])
+            if method == "POST" and listing:
+                made = {
+                    "id": 1000 + len(forge.comments),
+                    "body": sent["body"],
+                    "user": {"login": BOT},
+                }
+                forge.comments.append(made)
+                return self._answer(201, made)
+            if method == "PATCH" and one:
+                found = next(c for c in forge.comments if c["id"] == int(one[1]))
+                found["body"] = sent["body"]
+                return self._answer(200, found)
+            return self._answer(404, {"message": "Not Found"})
+
+        def do_GET(self) -> None:
+            self._handle("GET")
+
+        def do_POST(self) -> None:
+            self._handle("POST")
+
+        def do_PATCH(self) -> None:
+            self._handle("PATCH")
+
+    return Handler
+
+
+@pytest.fixture
+def forge() -> Iterator[tuple[Forge, str]]:
+    """The stand-in and its address; 120 comments of others come first (a second page)."""
+    found = Forge(
+        [{"id": n, "body": f"looks good {n}", "user": {"login": "someone"}} for n in range(120)]
+    )
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _handler(found))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield found, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+# ---------------------------------------------------------------- the runner
+
+
+@dataclass
+class Run:
+    """One job's run of the Action: each step's fate, outputs and logs."""
+
+    steps: dict[str, str] = field(default_factory=dict)  # name: success, failure, skipped, not run
+    outputs: dict[str, str] = field(default_factory=dict)
+    logs: dict[str, str] = field(default_factory=dict)
+    withs: dict[str, dict[str, str]] = field(default_factory=dict)
+    summary: str = ""
+    failed: bool = False
+
+
+def _shims(folder: Path) -> Path:
+    """`python` as setup-python leaves it, with snapdiff installed: this interpreter; its `-m
+    pip install` (the install step) is recorded instead of run (no network)."""
+    folder.mkdir(exist_ok=True)
+    shim = folder / "python"
+    shim.write_text(
+        "#!/bin/bash\n"
+        'if [ "$1 $2" = "-m pip" ]; then echo "$*" >> "$SHIM_LOG"; exit 0; fi\n'
+        f'exec "{sys.executable}" "$@"\n'
+    )
+    shim.chmod(0o755)
+    return folder
+
+
+def run_action(
+    workspace: Path,
+    tmp: Path,
+    event: dict[str, Any],
+    api: str,
+    inputs: dict[str, str] | None = None,
+) -> Run:
+    """Every step of action.yml, in order, as a runner would run it in `workspace`."""
+    temp = tmp / "runner-temp"
+    temp.mkdir(exist_ok=True)
+    (tmp / "event.json").write_text(json.dumps(event))
+    summary = tmp / "step-summary"
+    summary.write_text("")
+    github = {
+        "event": event,
+        "repository": "owner/catalogue",
+        "workflow": "release notes",
+        "job": "notes",
+        "token": TOKEN,
+        "sha": event.get("after", ""),
+    }
+    context: dict[str, Any] = {"github": github, "runner": {"temp": str(temp), "os": "Linux"}}
+    given = inputs or {}
+    context["inputs"] = {
+        name: given.get(name, interpolate(spec_.get("default", ""), context))
+        for name, spec_ in ACTION["inputs"].items()
+    }
+    context["steps"] = {}
+    path = f"{_shims(tmp / 'shims')}:{sysconfig.get_path('scripts')}:{os.environ['PATH']}"
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "XDG_"))} | {
+        "PATH": path,
+        "HOME": str(tmp / "home"),
+        "CI": "true",
+        "GITHUB_ACTIONS": "true",
+        "GITHUB_WORKSPACE": str(workspace),
+        "GITHUB_ACTION_PATH": str(ROOT),
+        "GITHUB_EVENT_PATH": str(tmp / "event.json"),
+        "GITHUB_STEP_SUMMARY": str(summary),
+        "GITHUB_API_URL": api,
+        "GITHUB_REPOSITORY": github["repository"],
+        "RUNNER_TEMP": str(temp),
+        "SHIM_LOG": str(tmp / "pip.log"),
+    }
+    run = Run()
+    for number, step in enumerate(ACTION["runs"]["steps"]):
+        name = step.get("name", step.get("uses"))
+        if not condition(step.get("if"), context, run.failed):
+            run.steps[name] = "skipped"
+            continue
+        if "uses" in step:  # GitHub's own action: not run here
+            run.steps[name] = "not run"
+            run.withs[name] = {k: interpolate(v, context) for k, v in step.get("with", {}).items()}
+            continue
+        output = tmp / f"output-{number}"
+        output.write_text("")
+        script = tmp / f"step-{number}.sh"
+        script.write_text(step["run"])
+        env = base | {k: interpolate(v, context) for k, v in step.get("env", {}).items()}
+        done = subprocess.run(
+            ["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)],
+            cwd=workspace,
+            env=env | {"GITHUB_OUTPUT": str(output)},
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        outputs = dict(line.split("=", 1) for line in output.read_text().splitlines())
+        if "id" in step:
+            context["steps"][step["id"]] = {"outputs": outputs}
+        run.steps[name] = "success" if done.returncode == 0 else "failure"
+        run.logs[name] = done.stdout + done.stderr
+        run.failed = run.failed or done.returncode != 0
+    run.outputs = {k: interpolate(v["value"], context) for k, v in ACTION["outputs"].items()}
+    run.summary = summary.read_text()
+    return run
+
+
+# ---------------------------------------------------------------- a pull request
+
+
+def _readme_gates() -> str:
+    """The README's example .snapdiff.yaml, its gates (`allow:` is for a trusted --config)."""
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"```yaml\n(.*?)```", readme, re.DOTALL)
+    assert block
+    example = yaml.safe_load(block[1])
+    assert example["fail-on"] == ["downgrade", "removed-specs:100"]
+    return yaml.safe_dump({k: example[k] for k in ("for", "fail-on", "warn-on")})
+
+
+@pytest.fixture
+def pull_request(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
+    """A catalogue repository whose pull-request branch downgrades py-a and adds a spec of zlib,
+    checked out at the branch (as actions/checkout leaves it); and its pull_request event."""
+    repo = new_repo(tmp_path / "catalogue")
+    write_page(repo, "py-a", [spec("a1", "2.0")])
+    write_page(repo, "zlib", [spec("z1", "1.3")])
+    base = commit(repo, "catalogue", 1)
+    git(repo, "branch", "-M", "main")
+    git(repo, "checkout", "-q", "-b", "pr")
+    write_page(repo, "py-a", [spec("a0", "1.9")])
+    write_page(repo, "zlib", [spec("z1", "1.3"), spec("z2", "1.3", target="zen4")])
+    head = commit(repo, "downgrade py-a", 2)
+    event = {
+        "pull_request": {
+            "number": 7,
+            "base": {"sha": base},
+            "head": {"sha": head, "repo": {"full_name": "owner/catalogue"}},
+        }
+    }
+    return repo, event
+
+
+def _configure(repo: Path, text: str) -> None:
+    (repo / ".snapdiff.yaml").write_text(text)
+    commit(repo, "configure snapdiff", 3)
+
+
+def _clean(repo: Path) -> None:
+    assert git(repo, "status", "--porcelain", "--ignored") == ""
+
+
+def test_without_configuration_the_comment_is_posted_once_and_the_job_passes(
+    pull_request: tuple[Path, dict[str, Any]], forge: tuple[Forge, str], tmp_path: Path
+) -> None:
+    repo, event = pull_request
+    api, url = forge
+    run = run_action(repo, tmp_path, event, url)
+    assert run.steps == {
+        "actions/setup-python@v5": "not run",
+        "Install snapdiff from this action's own source": "success",
+        "Restore snapdiff's cache of revision counts": "not run",
+        "Compare the revisions": "success",
+        "Keep the full report": "not run",
+        "Post or update the comment": "success",
+        "Fail when snapdiff did": "skipped",
+    }, run.logs
+    assert run.outputs == {"status": "0"} and not run.failed
+    assert (tmp_path / "pip.log").read_text() == f"-m pip install --quiet {ROOT}\n"
+    (ours,) = api.ours()
+    assert ours["body"].split("\n")[0].endswith(" key=release%20notes/notes -->")
+    assert "| Specs | 2 | 3 | 2 | 1 | 0 |" in ours["body"] and "Gate" not in ours["body"]
+    assert run.summary.startswith("<!-- snapdiff report sha256:")
+    assert Path(run.withs["Keep the full report"]["path"]).is_file()
+    assert api.writes() == [("POST", "/repos/owner/catalogue/issues/7/comments")]
+    assert ("GET", "/repos/owner/catalogue/issues/7/comments") in api.calls
+    _clean(repo)
+    again = run_action(repo, tmp_path, event, url)  # a re-run of the same commits
+    assert not again.failed and len(api.writes()) == 1  # nothing rewritten
+    assert "is up to date" in again.logs["Post or update the comment"]
+
+
+def test_a_failed_gate_of_the_configuration_is_commented_then_fails_the_job(
+    pull_request: tuple[Path, dict[str, Any]], forge: tuple[Forge, str], tmp_path: Path
+) -> None:
+    repo, event = pull_request
+    _configure(repo, _readme_gates())
+    event["pull_request"]["head"]["sha"] = git(repo, "rev-parse", "HEAD")
+    api, url = forge
+    run = run_action(repo, tmp_path, event, url)
+    assert run.outputs == {"status": "1"} and run.failed
+    assert run.steps["Compare the revisions"] == "success"
+    assert run.steps["Post or update the comment"] == "success"
+    assert run.steps["Fail when snapdiff did"] == "failure"
+    (ours,) = api.ours()
+    gate = "- **❌ Gate failed, `downgrade`:** 1 package's highest version went down: `py-a`"
+    assert gate in ours["body"].splitlines()
+    log = run.logs["Compare the revisions"]
+    assert "::error title=snapdiff downgrade::downgrade (1 package's highest version" in log
+    assert log.count("snapdiff: gate failed:") == 1  # the gates applied once: not again
+    last = run.logs["Fail when snapdiff did"].splitlines()
+    assert last == [
+        "snapdiff: gate failed: downgrade (1 package's highest version went down: py-a)"
+    ]
+    assert run.summary.startswith("<!-- snapdiff report") and "Gate" not in run.summary
+    _clean(repo)
+    again = run_action(repo, tmp_path, event, url)
+    assert again.outputs == {"status": "1"} and len(api.writes()) == 1  # the same comment kept
+
+
+def test_exit_code_in_the_configuration_fails_the_job_after_the_comment_and_summary(
+    pull_request: tuple[Path, dict[str, Any]], forge: tuple[Forge, str], tmp_path: Path
+) -> None:
+    repo, event = pull_request
+    _configure(repo, "exit-code: true\n")
+    api, url = forge
+    run = run_action(repo, tmp_path, event, url, {"warn-on": "downgrade"})
+    assert run.outputs == {"status": "1"} and run.steps["Fail when snapdiff did"] == "failure"
+    assert len(api.ours()) == 1 and run.summary.startswith("<!-- snapdiff report")
+    assert "::warning title=snapdiff downgrade::" in run.logs["Compare the revisions"]
+    assert "⚠️ Gate warning, `downgrade`" in api.ours()[0]["body"]
+    assert run.logs["Fail when snapdiff did"] == "snapdiff: there were changes (exit-code)\n"
+
+
+def test_two_comment_keys_keep_two_comments(
+    pull_request: tuple[Path, dict[str, Any]], forge: tuple[Forge, str], tmp_path: Path
+) -> None:
+    repo, event = pull_request
+    api, url = forge
+    run_action(repo, tmp_path, event, url, {"comment-key": "develop"})
+    run_action(repo, tmp_path, event, url, {"comment-key": "releases", "fail-on": "any"})
+    assert len(api.ours()) == 2 and len(api.writes()) == 2
+    run_action(repo, tmp_path, event, url, {"comment-key": "develop", "fail-on": "removed-specs"})
+    develop, releases = api.ours()
+    assert (
+        "key=develop -->" in develop["body"] and "Gate failed, `removed-specs`" in develop["body"]
+    )
+    assert "key=releases -->" in releases["body"] and "Gate failed, `any`" in releases["body"]
+    assert api.writes()[-1] == ("PATCH", f"/repos/owner/catalogue/issues/comments/{develop['id']}")
+
+
+def test_outside_a_pull_request_old_and_new_are_required(
+    pull_request: tuple[Path, dict[str, Any]], forge: tuple[Forge, str], tmp_path: Path
+) -> None:
+    repo, _ = pull_request
+    api, url = forge
+    push = {"after": git(repo, "rev-parse", "HEAD")}
+    run = run_action(repo, tmp_path, push, url)
+    assert run.failed and run.steps["Compare the revisions"] == "failure"
+    assert (
+        "::error title=snapdiff::not a pull request: set the inputs old and new"
+        in (run.logs["Compare the revisions"])
+    )
+    assert not (tmp_path / "runner-temp" / "snapdiff").exists()  # snapdiff never ran
+    assert run.steps["Post or update the comment"] == "skipped" and api.calls == []
+    run = run_action(repo, tmp_path, push, url, {"old": "main", "new": "pr"})
+    assert run.outputs == {"status": "0"} and not run.failed
+    assert run.steps["Post or update the comment"] == "skipped"  # no pull request to comment on
+    assert "| Specs | 2 | 3 | 2 | 1 | 0 |" in run.summary
+    _clean(repo)
+
+
+def test_a_bad_revision_is_one_error_line_and_fails_the_job(
+    pull_request: tuple[Path, dict[str, Any]], forge: tuple[Forge, str], tmp_path: Path
+) -> None:
+    repo, event = pull_request
+    api, url = forge
+    run = run_action(repo, tmp_path, event, url, {"old": "nope"})
+    assert run.outputs == {"status": "2"} and run.steps["Post or update the comment"] == "skipped"
+    assert "::error title=snapdiff::snapdiff: error: nope:" in run.logs["Compare the revisions"]
+    assert run.logs["Fail when snapdiff did"].startswith("snapdiff: error: nope:")
+    assert api.calls == [] and run.summary == ""
+
+
+def test_the_comment_key_cannot_end_the_marker_and_api_errors_are_one_line(
+    forge: tuple[Forge, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = "<!-- snapdiff report sha256:0123abcd -->\n## Catalogue changes\n"
+    keyed = with_key(body, "a --> b")
+    assert keyed.split("\n")[0] == "<!-- snapdiff report sha256:0123abcd key=a%20--%3E%20b -->"
+    comment = tmp_path / "comment.md"
+    comment.write_text(body)
+    api, url = forge
+    env = {
+        "GITHUB_API_URL": url,
+        "GITHUB_REPOSITORY": "owner/catalogue",
+        "GITHUB_TOKEN": "wrong",
+        "PR_NUMBER": "7",
+        "COMMENT_KEY": "k",
+    }
+    assert comment_main([str(comment)], env) == 1
+    assert capsys.readouterr().out == (
+        "::error title=snapdiff comment::GET /issues/7/comments?per_page=100&page=1: "
+        "HTTP 401 Unauthorized\n"
+    )
+    assert comment_main([str(comment)], env | {"GITHUB_TOKEN": ""}) == 1
+    assert "not set: GITHUB_TOKEN" in capsys.readouterr().out
+    comment.write_text("no marker\n")
+    assert comment_main([str(comment)], env | {"GITHUB_TOKEN": TOKEN}) == 1
+    assert "does not start with snapdiff's marker" in capsys.readouterr().out
+    assert api.writes() == []
