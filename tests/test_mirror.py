@@ -11,7 +11,10 @@ import gzip
 import hashlib
 import http.server
 import json
+import os
 import shutil
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -186,3 +189,58 @@ def test_a_failure_over_http_is_one_line_naming_the_address(
     assert said in err
     if path == "damaged":
         assert "does not match its manifest" in err
+
+
+# Issue 25, item 9: a mirror folder's index opened with plain open(): a FIFO hung forever, a link
+# out of the snapshot was read and reported, a link to /dev/zero read 2 GiB first.
+
+
+def snapdiff_process(*argv: str) -> subprocess.CompletedProcess[str]:
+    """The command in a process of its own, so that a hang fails the test instead of hanging."""
+    return subprocess.run(
+        [sys.executable, "-m", "snapdiff", *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize("kind", ["fifo", "dev-zero", "outside"])
+def test_a_mirror_index_that_is_not_a_regular_file_is_refused(kind: str, tmp_path: Path) -> None:
+    mirror_dir = layout2(tmp_path / "new", V8)
+    index = mirror_dir / "build_cache" / "index.json"
+    index.unlink()
+    if kind == "fifo":
+        os.mkfifo(index)
+    else:
+        index.symlink_to("/dev/zero" if kind == "dev-zero" else V8)
+    done = snapdiff_process(str(V7), str(tmp_path / "new"))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert f"{index}: not a regular file (a link, FIFO or device)" in done.stderr
+
+
+@pytest.mark.parametrize("linked", ["blob", "blobs"])
+def test_a_layout_3_blob_is_not_read_through_a_link(
+    linked: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mirror_dir = layout3(tmp_path / "new", V8)
+    (blob,) = (mirror_dir / "blobs").rglob("*/*/*")
+    if linked == "blob":  # the blob itself links out of the mirror
+        outside = tmp_path / "outside-blob"
+        blob.rename(outside)
+        blob.symlink_to(outside)
+    else:  # the blobs folder does
+        (mirror_dir / "blobs").rename(tmp_path / "outside")
+        (mirror_dir / "blobs").symlink_to(tmp_path / "outside")
+    code, _, err = run([str(V7), str(mirror_dir)], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"snapdiff: error: {blob}: "), err
+    assert "not a regular file" in err or "blobs/ is a link or not a folder" in err
+
+
+def test_an_index_named_on_the_command_line_may_be_a_link(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "latest.json").symlink_to(V8)
+    assert report([str(V8), str(tmp_path / "latest.json")], capsys)["packages"] == []

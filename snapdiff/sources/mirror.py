@@ -9,6 +9,7 @@ per stack (`<root>/<stack>/…`), in either layout.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
@@ -20,6 +21,7 @@ from typing import Any, NamedTuple, Protocol
 import orjson
 
 from ..errors import InputError
+from .directory import open_regular
 
 __all__ = ["DB_VERSIONS", "Folder", "Index", "Web", "find_mirrors", "index_of", "is_url"]
 
@@ -31,6 +33,8 @@ _CHECKSUM = re.compile(r"[0-9a-f]{32,128}")
 _MANIFEST = "v3/manifests/index/index.manifest.json"
 TIMEOUT = 30.0  # seconds a server may take to answer, or between two parts of an answer
 RETRIES = (1.0, 3.0)  # seconds to wait before each new try, after a 5xx answer or a reset
+_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0)
+_NOT_REGULAR_FIX = "snapdiff reads only regular files inside a mirror: replace it with the file"
 
 
 class Index(NamedTuple):
@@ -62,15 +66,37 @@ class Folder:
         return os.path.isfile(self.name(rel))
 
     def read(self, rel: str, limit: int) -> bytes:
+        """A file of the mirror: a regular file inside it only, never through a link (of a
+        folder or of the file), never past the limit."""
         path = self.name(rel)
+        *folders, name = rel.split("/")
         try:
-            with open(path, "rb") as handle:
-                data = handle.read(limit + 1)
+            fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
         except OSError as exc:
-            raise InputError(path, f"cannot read: {exc.strerror}", "check the mirror") from exc
+            raise InputError(self.root, f"cannot read: {exc.strerror}", "check the mirror") from exc
+        try:
+            for folder in folders:  # each folder opened without following a link
+                inner = _open_folder(folder, fd, path)
+                os.close(fd)
+                fd = inner
+            with open_regular(name, _NOT_REGULAR_FIX, dir_fd=fd, where=path) as handle:
+                data = handle.read(limit + 1)
+        finally:
+            os.close(fd)
         if len(data) > limit:
             raise InputError(path, f"larger than {limit // 2**20} MiB", FIX)
         return data
+
+
+def _open_folder(name: str, dir_fd: int, where: str) -> int:
+    """The folder `name` in the folder `dir_fd`, opened; a link to one is refused."""
+    try:
+        return os.open(name, _FOLDER_FLAGS, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            what = f"{name}/ is a link or not a folder"
+            raise InputError(where, what, _NOT_REGULAR_FIX) from exc
+        raise InputError(where, f"cannot read: {exc.strerror}", "check the mirror") from exc
 
 
 def is_url(arg: str) -> bool:

@@ -147,7 +147,8 @@ def open_side(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> Side
         indexes = [index_of(Web(url, options.progress), stack) for stack, url in mirrors]
         return IndexSide(arg, indexes, options)
     if is_index_file(arg):
-        data = Folder(os.path.dirname(arg) or ".").read(os.path.basename(arg), MAX_INDEX_BYTES)
+        named = os.path.realpath(arg)  # a link named on the command line is followed
+        data = Folder(os.path.dirname(named)).read(os.path.basename(named), MAX_INDEX_BYTES)
         return IndexSide(arg, [Index(arg, lone_stack(arg, options.stack_name), data)], options)
     if os.path.isdir(arg):
         folders = find_mirrors(arg)
