@@ -17,6 +17,7 @@ import subprocess
 import sys
 import threading
 import time
+import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -244,3 +245,42 @@ def test_an_index_named_on_the_command_line_may_be_a_link(
 ) -> None:
     (tmp_path / "latest.json").symlink_to(V8)
     assert report([str(V8), str(tmp_path / "latest.json")], capsys)["packages"] == []
+
+
+# Issue 25, item 10: a layout-3 blob whose checksum and length match inflated to just under the
+# 2 GiB cap (and the JSON parse needed a second copy): 4.1 GiB of memory for a 2 MiB blob.
+
+BOMB = b'{"database": {"version": "8", "installs": {}}}' + b" " * 16 * 2**20  # valid JSON
+
+
+def test_a_gzip_bomb_in_a_v3_mirror_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "bomb.json").write_bytes(BOMB)
+    mirror_dir = layout3(tmp_path / "new", tmp_path / "bomb.json")
+    (blob,) = (mirror_dir / "blobs").rglob("*/*/*")
+    assert blob.stat().st_size * 100 < len(BOMB)
+    code, _, err = run([str(V7), str(mirror_dir)], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert err.startswith(f"snapdiff: error: {blob}: inflates past "), err
+    assert "compressed bytes can hold (not a real index" in err
+
+
+def test_a_gzip_bomb_stops_inflating_at_the_bound() -> None:
+    data = gzip.compress(bytes(64 * 2**20), compresslevel=9, mtime=0)  # 64 MiB in 64 KiB
+    tracemalloc.start()
+    try:
+        with pytest.raises(mirror.InputError, match="inflates past"):
+            mirror._gunzip(data, "blob")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 16 * 2**20, peak  # the bound is 7.4 MiB; before, all 64 MiB were held
+
+
+def test_real_indexes_inflate_well_within_the_bound() -> None:
+    for index in (V7, V8):
+        raw = index.read_bytes()
+        data = gzip.compress(raw, compresslevel=9, mtime=0)
+        assert mirror._gunzip(data, str(index)) == raw
+        assert len(raw) < 10 * len(data) < mirror.inflate_bound(len(data))

@@ -27,6 +27,13 @@ __all__ = ["DB_VERSIONS", "Folder", "Index", "Web", "find_mirrors", "index_of", 
 
 FIX = "give a Spack build-cache mirror (layout 2 or 3), or its index.json"
 MAX_INDEX_BYTES = 2 * 2**30  # a whole develop index is a few hundred MiB
+# A Spack index gzip-compresses about 5x (the real samples in tests/data/spack-index) to 25x (a
+# synthetic one repeating every field but the hashes, which do not compress); 49x even indented
+# by 4 spaces. A blob inflating more than 100x is no index: a gzip bomb (1,000x) stops there.
+MAX_RATIO = 100
+_RATIO_ALLOWANCE = 2**20  # bytes any blob may inflate to, whatever its size
+_INFLATE_CHUNK = 2**20
+_BOMB_FIX = "not a real index: the mirror is damaged or hostile"
 DB_VERSIONS = (6, 7, 8)  # Spack database versions snapdiff reads
 _DB_MEDIA = re.compile(r"application/vnd\.spack\.db\.v([0-9]+)\+json")
 _CHECKSUM = re.compile(r"[0-9a-f]{32,128}")
@@ -227,15 +234,31 @@ def _v3_index(mirror: Location) -> tuple[str, bytes]:
 
 
 def _gunzip(data: bytes, where: str) -> bytes:
-    """A gzip blob decompressed, never past the size an index can have."""
+    """A gzip blob decompressed a chunk at a time, stopped as soon as it passes what an index of
+    its compressed size can inflate to (`inflate_bound`): a bomb costs at most that bound."""
+    bound = inflate_bound(len(data))
     inflate = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    parts, size, rest = [], 0, data
     try:
-        out = inflate.decompress(data, MAX_INDEX_BYTES + 1)
+        while not inflate.eof:
+            part = inflate.decompress(rest, min(_INFLATE_CHUNK, bound + 1 - size))
+            rest = inflate.unconsumed_tail
+            if not part and not rest:
+                raise zlib.error("the data ends before the gzip stream does")
+            parts.append(part)
+            size += len(part)
+            if size > bound:
+                what = f"inflates past {bound:,} bytes, more than an index of {len(data):,}"
+                raise InputError(where, f"{what} compressed bytes can hold", _BOMB_FIX)
     except zlib.error as exc:
         raise InputError(where, f"not gzip data ({exc})", "the mirror is damaged") from None
-    if len(out) > MAX_INDEX_BYTES or inflate.unconsumed_tail:
-        raise InputError(where, f"inflates past {MAX_INDEX_BYTES // 2**20} MiB", FIX)
-    return out
+    return b"".join(parts)
+
+
+def inflate_bound(compressed: int) -> int:
+    """The most a gzip index of this many bytes may inflate to: MAX_RATIO times, plus a little
+    for a small index (whose headers compress poorly), and never past MAX_INDEX_BYTES."""
+    return min(MAX_INDEX_BYTES, MAX_RATIO * compressed + _RATIO_ALLOWANCE)
 
 
 def index_of(mirror: Location, stack: str) -> Index:
