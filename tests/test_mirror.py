@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 from clirun import run
 
+from snapdiff.errors import InputError
 from snapdiff.sources import mirror
 
 INDEX = Path(__file__).parent / "data" / "spack-index"
@@ -270,7 +271,7 @@ def test_a_gzip_bomb_stops_inflating_at_the_bound() -> None:
     data = gzip.compress(bytes(64 * 2**20), compresslevel=9, mtime=0)  # 64 MiB in 64 KiB
     tracemalloc.start()
     try:
-        with pytest.raises(mirror.InputError, match="inflates past"):
+        with pytest.raises(InputError, match="inflates past"):
             mirror._gunzip(data, "blob")
         peak = tracemalloc.get_traced_memory()[1]
     finally:
