@@ -26,7 +26,7 @@ import pytest
 from clirun import run
 
 from snapdiff.errors import InputError
-from snapdiff.sources import mirror
+from snapdiff.sources import mirror, web
 
 INDEX = Path(__file__).parent / "data" / "spack-index"
 V7, V8 = INDEX / "db-v7-index.json", INDEX / "db-v8-index.json"
@@ -122,6 +122,15 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.send_error(404)
         elif self.path.startswith("/cut/") and self.path.endswith("layout.json"):
             self.send_error(404)
+        elif self.path.startswith(("/redirect-", "/moved/")):
+            self._redirect()
+        elif self.path.startswith("/drip/"):
+            self._drip()
+        elif self.path.startswith("/length-"):
+            self.send_response(200)
+            self.send_header("Content-Length", "abc" if "abc" in self.path else "-5")
+            self.end_headers()
+            self.wfile.write(b"{}")
         elif self.path.startswith("/cut/"):
             self.send_response(200)
             self.send_header("Content-Length", "1000")
@@ -129,6 +138,35 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.wfile.write(b'{"database": ')
         else:
             super().do_GET()
+
+    def _redirect(self) -> None:
+        """`/redirect-KIND/rest` to rest elsewhere (`host`, `port`, `ftp`); `/moved/rest` to
+        /rest on this server."""
+        kind, rest = self.path[1:].split("/", 1)
+        port = self.headers["Host"].rsplit(":", 1)[1]
+        there = {
+            "moved": f"/{rest}",
+            "redirect-host": f"http://localhost:{port}/{rest}",
+            "redirect-port": f"http://127.0.0.1:1/{rest}",
+            "redirect-ftp": f"ftp://127.0.0.1/{rest}",
+        }[kind]
+        self.send_response(302)
+        self.send_header("Location", there)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def _drip(self) -> None:
+        """A byte at a time, each well within the timeout of a read, never all of them."""
+        self.send_response(200)
+        self.send_header("Content-Length", "1000")
+        self.end_headers()
+        try:
+            for _ in range(200):
+                self.wfile.write(b" ")
+                self.wfile.flush()
+                time.sleep(0.05)
+        except OSError:  # snapdiff gave up
+            pass
 
     def do_HEAD(self) -> None:  # as some object stores do: snapdiff never asks HEAD
         self.send_error(405)
@@ -139,8 +177,8 @@ def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     """An HTTP server on the loopback interface serving tmp_path/www; its address."""
     www = tmp_path / "www"
     www.mkdir()
-    monkeypatch.setattr(mirror, "TIMEOUT", 0.3)
-    monkeypatch.setattr(mirror, "RETRIES", (0.0, 0.0))
+    monkeypatch.setattr(web, "TIMEOUT", 0.3)
+    monkeypatch.setattr(web, "RETRIES", (0.0, 0.0))
 
     def handler(*args: Any) -> _Handler:
         return _Handler(*args, directory=str(www))
@@ -285,3 +323,48 @@ def test_real_indexes_inflate_well_within_the_bound() -> None:
         data = gzip.compress(raw, compresslevel=9, mtime=0)
         assert mirror._gunzip(data, str(index)) == raw
         assert len(raw) < 10 * len(data) < mirror.inflate_bound(len(data))
+
+
+# Issue 25, items 11 and 13: redirects were followed to other hosts and schemes (ftp://, https →
+# http); a server dripping a byte within each read's timeout was never stopped; a Content-Length
+# that is not a count of bytes was an internal error, or a wrong "truncated" line.
+
+
+@pytest.mark.parametrize("kind", ["host", "port", "ftp"])
+def test_a_redirect_elsewhere_is_refused_naming_the_address(
+    kind: str, served: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    layout2(tmp_path / "www" / "develop", V8)
+    code, _, err = run([str(V7), f"{served}/redirect-{kind}/develop"], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    address = f"{served}/redirect-{kind}/develop/v3/layout.json"
+    assert err.startswith(f"snapdiff: error: {address}: redirected to another scheme, host or ")
+    assert err.rstrip().endswith("(give the address it redirects to, if you trust it)"), err
+
+
+def test_a_redirect_on_the_same_server_is_followed(
+    served: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    layout3(tmp_path / "www" / "develop", V8)
+    moved = report([str(V7), f"{served}/moved/develop"], capsys)
+    assert moved == report([str(V7), f"{served}/develop"], capsys)
+
+
+def test_a_server_dripping_bytes_is_stopped_at_the_deadline(
+    served: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(web, "DEADLINE", 0.5)
+    code, _, err = run([str(V7), f"{served}/drip/develop"], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    address = f"{served}/drip/develop/v3/layout.json"
+    assert err.startswith(f"snapdiff: error: {address}: not downloaded within 0.5 s"), err
+
+
+@pytest.mark.parametrize("length", ["abc", "neg"])
+def test_a_bad_content_length_is_one_line_naming_the_address(
+    length: str, served: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run([str(V7), f"{served}/length-{length}/develop"], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    address = f"{served}/length-{length}/develop/v3/layout.json"
+    assert err.startswith(f"snapdiff: error: {address}: a bad Content-Length"), err

@@ -13,9 +13,7 @@ import errno
 import hashlib
 import os
 import re
-import time
 import zlib
-from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol
 
 import orjson
@@ -23,7 +21,17 @@ import orjson
 from ..errors import InputError
 from .directory import open_regular
 
-__all__ = ["DB_VERSIONS", "Folder", "Index", "Web", "find_mirrors", "index_of", "is_url"]
+__all__ = [
+    "DB_VERSIONS",
+    "FIX",
+    "MAX_INDEX_BYTES",
+    "Folder",
+    "Index",
+    "find_mirrors",
+    "index_of",
+    "inflate_bound",
+    "is_url",
+]
 
 FIX = "give a Spack build-cache mirror (layout 2 or 3), or its index.json"
 MAX_INDEX_BYTES = 2 * 2**30  # a whole develop index is a few hundred MiB
@@ -38,8 +46,6 @@ DB_VERSIONS = (6, 7, 8)  # Spack database versions snapdiff reads
 _DB_MEDIA = re.compile(r"application/vnd\.spack\.db\.v([0-9]+)\+json")
 _CHECKSUM = re.compile(r"[0-9a-f]{32,128}")
 _MANIFEST = "v3/manifests/index/index.manifest.json"
-TIMEOUT = 30.0  # seconds a server may take to answer, or between two parts of an answer
-RETRIES = (1.0, 3.0)  # seconds to wait before each new try, after a 5xx answer or a reset
 _FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0)
 _NOT_REGULAR_FIX = "snapdiff reads only regular files inside a mirror: replace it with the file"
 
@@ -109,84 +115,6 @@ def _open_folder(name: str, dir_fd: int, where: str) -> int:
 def is_url(arg: str) -> bool:
     """An http(s) address, read as a mirror over the network."""
     return arg.startswith(("http://", "https://"))
-
-
-class Web:
-    """A mirror over HTTP(S): timeouts, a size limit, retries with back-off on a 5xx answer."""
-
-    def __init__(self, root: str, progress: Callable[[str], None]) -> None:
-        self.root = root.rstrip("/")
-        self.progress = progress
-
-    def name(self, rel: str) -> str:
-        return f"{self.root}/{rel}"
-
-    def exists(self, rel: str) -> bool:
-        """Whether the (small) file is there: fetched whole, as not every server answers HEAD
-        (a missing object on S3 is a 403)."""
-        try:
-            self._get(rel, 2**20)
-        except InputError as error:
-            if "HTTP 404" in error.what or "HTTP 403" in error.what:
-                return False
-            raise
-        return True
-
-    def read(self, rel: str, limit: int) -> bytes:
-        return self._get(rel, limit)
-
-    def _get(self, rel: str, limit: int) -> bytes:
-        """The body at an address; a 5xx answer or a reset connection is tried again."""
-        import http.client  # here: 13 ms of imports that a run reading no address never needs
-        import urllib.error
-
-        url = self.name(rel)
-        for wait in (*RETRIES, None):
-            try:
-                return self._once(url, limit)
-            except urllib.error.HTTPError as exc:
-                if exc.code < 500 or wait is None:
-                    raise InputError(url, f"HTTP {exc.code} {exc.reason}", _fix(exc.code)) from None
-            except TimeoutError:
-                raise InputError(
-                    url, f"no answer within {TIMEOUT:g} s", "try again later"
-                ) from None
-            except urllib.error.URLError as exc:
-                if isinstance(exc.reason, TimeoutError):
-                    raise InputError(url, f"no answer within {TIMEOUT:g} s", "try again") from None
-                raise InputError(url, f"cannot fetch: {exc.reason}", "check the address") from None
-            except http.client.IncompleteRead as exc:
-                what = f"truncated: {len(exc.partial)} bytes, then the connection closed"
-                raise InputError(url, what, "try again") from None
-            except (ConnectionError, http.client.HTTPException) as exc:
-                if wait is None:
-                    raise InputError(url, f"cannot fetch: {exc}", "try again later") from None
-            time.sleep(wait)
-        raise AssertionError("unreachable: the last try raises")
-
-    def _once(self, url: str, limit: int) -> bytes:
-        import urllib.request
-
-        request = urllib.request.Request(url)  # noqa: S310 - http(s) only
-        with urllib.request.urlopen(request, timeout=TIMEOUT) as answer:  # noqa: S310
-            expected = answer.headers.get("Content-Length")
-            if expected is not None and int(expected) > limit:
-                raise InputError(url, f"larger than {limit // 2**20} MiB", FIX)
-            parts, size = [], 0
-            while part := answer.read(2**20):
-                parts.append(part)
-                size += len(part)
-                if size > limit:
-                    raise InputError(url, f"larger than {limit // 2**20} MiB", FIX)
-                self.progress(f"{url}: {size / 2**20:,.1f} MiB")
-            data = b"".join(parts)
-        if expected is not None and len(data) != int(expected):
-            raise InputError(url, f"truncated: {len(data)} of {expected} bytes", "try again")
-        return data
-
-
-def _fix(status: int) -> str:
-    return "check the address" if status < 500 else "the server failed: try again later"
 
 
 def _entry(manifest: Any, where: str) -> dict[str, Any]:
