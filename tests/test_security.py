@@ -18,6 +18,7 @@ from gitrepo import commit, git
 from markdown_it import MarkdownIt
 from pagegen import page_text, spec, write_page
 
+from snapdiff import load_snapshot
 from snapdiff.classify import classify
 from snapdiff.model import Configuration
 
@@ -456,3 +457,32 @@ def test_a_spec_without_versions(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert code == 0
     classes = [c["class"] for c in json.loads(out)["packages"][0]["changes"]]
     assert classes == ["downgrade"]  # "1.0" → "" (no version): lower than any version
+
+
+# Issue 25, item 13: a spec with no `variants` key loaded, then a diff that asked how the page
+# spells its variants failed with an internal error naming no file.
+
+
+def test_a_spec_without_variants_is_refused_naming_the_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = raw_page("zlib", [entry("a")])
+    new = raw_page("zlib", [entry("b").replace('"variants": ["build_system=cmake"], ', "")])
+    assert '"variants"' not in new
+    page = tmp_path / "new" / "_cache" / "develop" / "zlib" / "specs.md"
+    message = refused(pair(tmp_path, old, new), capsys)
+    assert message.startswith(f"{page}: spec b"), message
+    assert message.endswith(
+        "has no 'variants' list (regenerate the page or remove it from the snapshot)"
+    )
+
+
+def test_an_index_record_without_parameters_has_no_variants(tmp_path: Path) -> None:
+    """Spack writes `parameters` only when a spec has some (Spec.to_node_dict): valid data."""
+    record = {"name": "zlib", "version": "1.3", "arch": {"platform": "linux"}}
+    install = {"spec": record, "in_buildcache": True}
+    path = tmp_path / "index.json"
+    path.write_text(json.dumps({"database": {"version": "8", "installs": {"a" * 32: install}}}))
+    (page,) = load_snapshot(str(path)).pages.values()
+    assert page.entries is not None
+    assert [entry["variants"] for entry in page.entries.values()] == [[]]
