@@ -1,4 +1,4 @@
-"""Spack build-cache mirrors, in a folder or over HTTP(S): where each stack's index is.
+"""Spack build-cache mirrors, in a folder or over HTTP(S) (`web.py`): where each stack's index is.
 
 Layout 2 (Spack ≤ 0.23): `<mirror>/build_cache/index.json`. Layout 3 (Spack 1.0): the index is a
 content-addressed blob named by `<mirror>/v3/manifests/index/index.manifest.json`, stored at
@@ -25,6 +25,7 @@ __all__ = [
     "DB_VERSIONS",
     "FIX",
     "MAX_INDEX_BYTES",
+    "MAX_RATIO",
     "Folder",
     "Index",
     "find_mirrors",
