@@ -16,7 +16,6 @@ _LIST_KEYS = ("stacks", "versions", "variants")
 _FLAT_KEYS = frozenset(
     ("hash", "stacks", "versions", "variants", "compiler", "os", "platform", "target", "tarball")
 )
-_EMPTY: list[str] = []
 MAX_DEPTH = 16  # lists and mappings within a field of a spec; the catalogue's are flat
 _SCALARS = (str, int, float, bool, type(None))
 
@@ -56,12 +55,12 @@ def check_entry(entry: Any, source: str, index: int) -> str:
     digest = entry.get("hash")
     if type(digest) is not str or not digest:
         raise InputError(source, f"spec_details[{index}] has no string 'hash'", FIX)
-    if type(entry.get("stacks")) is not list or type(entry.get("versions")) is not list:
-        raise InputError(source, f"spec {digest} has no 'stacks' or 'versions' list", FIX)
+    for key in _LIST_KEYS:  # the generator writes all three, if only as []
+        if type(entry.get(key)) is not list:
+            raise InputError(source, f"spec {digest} has no {key!r} list", FIX)
     get = entry.get
     if not (
-        type(get("variants", _EMPTY)) is list
-        and type(get("compiler", "")) is str
+        type(get("compiler", "")) is str
         and type(get("os", "")) is str
         and type(get("platform", "")) is str
         and type(get("target", "")) is str

@@ -10,15 +10,26 @@ from typing import Any
 
 from .errors import UsageError
 from .gates import Allow, parse_gates
+from .options import FILTERS
 
 __all__ = ["CONFIG_NAME", "TRUSTED_ONLY", "allow_list", "config_arguments", "find_config"]
 
 CONFIG_NAME = ".snapdiff.yaml"
 _FIX = "see 'Configuration' in the README"
-# A configuration found in the checkout is part of it, and a pull request can change it: it may
-# not choose what runs (templates), where files go, or which cache is trusted. Only --config
-# FILE may.
-TRUSTED_ONLY = frozenset(("template", "template-dir", "output", "full-report", "cache-dir"))
+# A configuration found in the checkout is part of it, and a pull request can change it. Only
+# --config FILE may set a key that widens what is trusted, what is read, or what passes a gate
+# given on the command line (README, "What snapdiff trusts"):
+TRUSTED_ONLY = frozenset(
+    (
+        *("template", "template-dir"),  # code that runs
+        *("output", "full-report", "cache-dir"),  # where files are written, which cache is read
+        *("repo", "stack-url"),  # where snapshots are read from (a repository, addresses)
+        *("allow", "keep-going", *FILTERS),  # what a gate never sees: exempt, skipped, filtered
+        "link-base",  # where the report's links point, which readers take for the repository's
+    )
+)
+# The others only say how to report, or make a gate stricter: format, for, max-chars, fail-on,
+# warn-on, exit-code, index-tag, stack-name, no-cache.
 # Options that answer one question: given one on the command line, the file's others are not read.
 _TOGETHER = (frozenset(("max-chars", "for")), frozenset(("template", "template-dir")))
 
@@ -95,11 +106,9 @@ def config_arguments(
     A list option given on the command line replaces the configured list rather than adding to
     it, and one of `--max-chars`/`--for` (or `--template`/`--template-dir`) given on the command
     line sets aside the file's other. A file found automatically (not `trusted`: not named by
-    --config) may not set templates or output paths.
+    --config) may not set a key of TRUSTED_ONLY.
     """
     loaded = _load(path)
-    if isinstance(loaded, dict):
-        loaded = {k: v for k, v in loaded.items() if k != "allow"}  # not an option: allow_list
     if not isinstance(loaded, dict):
         raise UsageError(str(path), "the configuration is not a mapping of options", _FIX)
     options = _options(parser)
@@ -107,13 +116,15 @@ def config_arguments(
     words: list[str] = []
     for key, value in loaded.items():
         option = str(key).replace("_", "-")
-        if option not in options:
+        if option not in options and option != "allow":
             close = difflib.get_close_matches(option, list(options), n=1)
             fix = f"did you mean {close[0]!r}?" if close else _FIX
             raise UsageError(str(path), f"unknown option {key!r}", fix)
         if option in TRUSTED_ONLY and not trusted:
             what = f"{option} is not read from a configuration found in the checkout"
             raise UsageError(str(path), what, f"pass --config {path} to trust it, or --no-config")
+        if option == "allow":
+            continue  # not an option: allow_list reads it
         action = options[option]
         if isinstance(action, argparse._AppendAction) and set(action.option_strings) & given:
             continue

@@ -13,11 +13,16 @@ def test_configuration_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    (tmp_path / ".snapdiff.yaml").write_text("format: json\npackage: [py-jax]\nexit_code: true\n")
+    (tmp_path / ".snapdiff.yaml").write_text("format: json\nexit_code: true\n")
     code, out, _ = run([V1, V2], capsys)
+    assert code == 1 and json.loads(out)["filters"] == {}
+    trusted = tmp_path / "trusted.yaml"  # a filter is read only from a file named with --config
+    trusted.write_text("format: json\npackage: [py-jax]\nexit_code: true\n")
+    code, out, _ = run([V1, V2, "--config", str(trusted)], capsys)
     data = json.loads(out)
     assert code == 1 and data["filters"] == {"package": ["py-jax"]}
-    code, out, _ = run([V1, V2, "--format", "markdown", "--package", "py-keras"], capsys)
+    argv = [V1, V2, "--config", str(trusted), "--format", "markdown", "--package", "py-keras"]
+    code, out, _ = run(argv, capsys)
     assert out.startswith("<!--") and "`py-keras`" in out and "`py-jax`" not in out
 
 
@@ -52,3 +57,18 @@ def test_bad_configuration_names_the_file(
     path.write_text(content)
     code, _, err = run([V1, V2, "--config", str(path)], capsys)
     assert code == 2 and err.startswith(f"snapdiff: error: {path}: ") and expected in err
+
+
+def test_the_readme_says_exactly_what_a_checkouts_configuration_may_set() -> None:
+    """Every key is in the trust section once: in what a found file may set, or may not."""
+    from snapdiff.config import TRUSTED_ONLY
+    from snapdiff.options import parser
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    section = readme.split("### What snapdiff trusts\n")[1].split("\n### ")[0]
+    found = section.split("A `.snapdiff.yaml` found automatically")[1].split("\n- ")[0]
+    may, may_not = found.split("It may not set")
+    keys = {o[2:] for a in parser()._actions for o in a.option_strings if o.startswith("--")}
+    keys -= {"config", "no-config", "help", "version"}
+    assert {k for k in keys | TRUSTED_ONLY if f"`{k}`" in may} == keys - TRUSTED_ONLY
+    assert {k for k in keys | TRUSTED_ONLY if f"`{k}`" in may_not} == TRUSTED_ONLY

@@ -106,7 +106,8 @@ def test_an_allow_list_entry_silences_exactly_its_package(
         '  - {gate: downgrade, package: "[ab]", reason: "pinned until 0.5"}\n'
     )
     monkeypatch.chdir(tmp_path)
-    code, _, err = run(sides, capsys)
+    trusted = ["--config", ".snapdiff.yaml"]  # allow: is read only from a file named so
+    code, _, err = run([*sides, *trusted], capsys)
     assert code == 1
     assert err.splitlines() == [
         "snapdiff: allowed: downgrade [ab] (pinned until 0.5)",
@@ -115,7 +116,7 @@ def test_an_allow_list_entry_silences_exactly_its_package(
     (tmp_path / ".snapdiff.yaml").write_text(
         'fail-on: downgrade\nallow: [{gate: downgrade, package: "*", reason: accepted}]\n'
     )
-    code, _, err = run(sides, capsys)
+    code, _, err = run([*sides, *trusted], capsys)
     assert code == 0 and err == "snapdiff: allowed: downgrade * (accepted)\n"
 
 
@@ -138,7 +139,7 @@ def test_a_bad_allow_entry_names_itself(
 ) -> None:
     (tmp_path / ".snapdiff.yaml").write_text(f"allow: [{entry}]\n")
     monkeypatch.chdir(tmp_path)
-    code, _, err = run([V1, V2], capsys)
+    code, _, err = run([V1, V2, "--config", ".snapdiff.yaml"], capsys)
     assert code == 2 and f".snapdiff.yaml: allow entry 1: {what}" in err
 
 

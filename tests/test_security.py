@@ -18,6 +18,7 @@ from gitrepo import commit, git
 from markdown_it import MarkdownIt
 from pagegen import page_text, spec, write_page
 
+from snapdiff import load_snapshot
 from snapdiff.classify import classify
 from snapdiff.model import Configuration
 
@@ -456,3 +457,90 @@ def test_a_spec_without_versions(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert code == 0
     classes = [c["class"] for c in json.loads(out)["packages"][0]["changes"]]
     assert classes == ["downgrade"]  # "1.0" → "" (no version): lower than any version
+
+
+# Issue 25, item 13: a spec with no `variants` key loaded, then a diff that asked how the page
+# spells its variants failed with an internal error naming no file.
+
+
+def test_a_spec_without_variants_is_refused_naming_the_page(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = raw_page("zlib", [entry("a")])
+    new = raw_page("zlib", [entry("b").replace('"variants": ["build_system=cmake"], ', "")])
+    assert '"variants"' not in new
+    page = tmp_path / "new" / "_cache" / "develop" / "zlib" / "specs.md"
+    message = refused(pair(tmp_path, old, new), capsys)
+    assert message.startswith(f"{page}: spec b"), message
+    assert message.endswith(
+        "has no 'variants' list (regenerate the page or remove it from the snapshot)"
+    )
+
+
+def test_an_index_record_without_parameters_has_no_variants(tmp_path: Path) -> None:
+    """Spack writes `parameters` only when a spec has some (Spec.to_node_dict): valid data."""
+    record = {"name": "zlib", "version": "1.3", "arch": {"platform": "linux"}}
+    install = {"spec": record, "in_buildcache": True}
+    path = tmp_path / "index.json"
+    path.write_text(json.dumps({"database": {"version": "8", "installs": {"a" * 32: install}}}))
+    (page,) = load_snapshot(str(path)).pages.values()
+    assert page.entries is not None
+    assert [entry["variants"] for entry in page.entries.values()] == [[]]
+
+
+# Issue 25, item 12: a configuration found in the checkout could set `allow:` (`package: "*"`
+# turned a failing `--fail-on downgrade` given on the command line into exit 0) and `repo:`.
+# Every key that widens what is trusted, what is read, or what passes a gate is now refused.
+
+REFUSED = {
+    "allow": 'allow:\n  - {gate: downgrade, package: "*", reason: "any"}',
+    "repo": "repo: /elsewhere",
+    "stack-url": "stack-url: [e4s=http://127.0.0.1:9/e4s]",
+    "keep-going": "keep-going: true",
+    "link-base": "link-base: https://phish.example/o/r",
+    **{name: f"{name}: [py-jax]" for name in ("package", "tag", "stack", "os", "target")},
+    "compiler": "compiler: gcc*",
+}
+
+
+@pytest.mark.parametrize("key", sorted(REFUSED))
+def test_a_configuration_in_the_checkout_widens_nothing(
+    key: str, checkout: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (checkout / ".snapdiff.yaml").write_text(REFUSED[key] + "\n")
+    message = refused([V2, V1, "--fail-on", "downgrade"], capsys)
+    assert message == (
+        f"{checkout / '.snapdiff.yaml'}: {key} is not read from a configuration found in the "
+        f"checkout (pass --config {checkout / '.snapdiff.yaml'} to trust it, or --no-config)"
+    )
+
+
+def test_allow_in_a_configuration_named_with_config_is_trusted(
+    checkout: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (checkout / ".snapdiff.yaml").write_text(REFUSED["allow"] + "\n")
+    assert run([V2, V1, "--fail-on", "downgrade", "--no-config"], capsys)[0] == 1
+    code, _, err = run([V2, V1, "--fail-on", "downgrade", "--config", ".snapdiff.yaml"], capsys)
+    assert code == 0 and "snapdiff: allowed: downgrade * (any)" in err, err
+
+
+@pytest.mark.parametrize("key", sorted(set(REFUSED) - {"allow"}))
+def test_each_refused_key_is_read_from_a_configuration_named_with_config(
+    key: str, checkout: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Named with --config, the file is read like the command line: the key takes effect."""
+    (checkout / ".snapdiff.yaml").write_text(REFUSED[key] + "\n")
+    code, _, err = run([V1, V2, "--config", ".snapdiff.yaml"], capsys)
+    assert "is not read from a configuration" not in err
+    assert code == 0 or err.startswith("snapdiff: error: "), err  # read, and acted on
+
+
+def test_a_configuration_in_the_checkout_may_set_how_to_report(
+    checkout: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (checkout / ".snapdiff.yaml").write_text(
+        "format: json\nfor: github\nfail-on: [downgrade]\nwarn-on: [stack-loss]\n"
+        "exit-code: false\nindex-tag: develop\nstack-name: root\nno-cache: true\n"
+    )
+    code, out, _ = run([V2, V1], capsys)
+    assert code == 1 and json.loads(out)["schema_version"] == 1  # its gate, stricter, applies

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from typing import BinaryIO
 
 from ..errors import InputError
 from .pages import (
@@ -18,34 +19,44 @@ from .pages import (
 )
 from .snapshot import PageBytes, Problems
 
-__all__ = ["read_directory"]
+__all__ = ["NOT_REGULAR", "open_regular", "read_directory"]
 
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+NOT_REGULAR = "not a regular file (a link, FIFO or device)"
+
+
+def open_regular(path: str, fix: str, dir_fd: int | None = None, where: str = "") -> BinaryIO:
+    """A regular file opened to read: never through a link, never blocking on a FIFO (opened
+    non-blocking, and checked once open: a listing may be stale). Anything else is an
+    InputError naming `where` (default: the path), with this fix."""
+    where = where or path
+    try:
+        fd = os.open(path, _OPEN_FLAGS, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # a link (perhaps one that appeared since the listing)
+            raise InputError(where, NOT_REGULAR, fix) from exc
+        raise InputError(
+            where, f"cannot read: {exc.strerror}", "check it exists and is readable"
+        ) from exc
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise InputError(where, NOT_REGULAR, fix)
+    os.set_blocking(fd, True)
+    return os.fdopen(fd, "rb")
 
 
 def _read(path: str, layout: bool) -> bytes | None:
     """A page's bytes; None for a file that cannot be a page (checked from its first bytes).
 
-    Only a regular file is read, never through a link (opened so, and checked once open: the
-    listing may be stale), and never past the size a page can have, whatever fstat says.
+    Only a regular file is read (`open_regular`), and never past the size a page can have,
+    whatever fstat says.
     """
-    try:
-        fd = os.open(path, _OPEN_FLAGS)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:  # a link that appeared since the listing
-            raise InputError(path, "a symbolic link, not a page", NOT_REGULAR_FIX) from exc
-        raise InputError(
-            path, f"cannot read: {exc.strerror}", "check it exists and is readable"
-        ) from exc
-    with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise InputError(path, "not a regular file", NOT_REGULAR_FIX)
-        os.set_blocking(fd, True)
+    with open_regular(path, NOT_REGULAR_FIX) as handle:
         head = handle.read(6)
         if not layout and not without_bom(head).startswith(b"---"):
             return None  # no front matter: an asset, a README, ...
-        size = os.fstat(fd).st_size
+        size = os.fstat(handle.fileno()).st_size
         check_size(size, path)
         data = head + handle.read(max(size - len(head), 0) + 1)  # a byte more: did it grow?
         if len(data) > size:  # it grew since fstat: read on, never past the cap
@@ -111,9 +122,7 @@ def read_directory(root: str, problems: Problems) -> list[PageBytes]:
             continue  # a link, FIFO or device elsewhere cannot be a page to read
         try:
             if not regular:
-                raise InputError(
-                    path, "not a regular file (a link, FIFO or device)", NOT_REGULAR_FIX
-                )
+                raise InputError(path, NOT_REGULAR, NOT_REGULAR_FIX)
             data = _read(path, layout)
         except InputError as error:
             problems.skip(error)

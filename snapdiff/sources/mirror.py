@@ -1,4 +1,4 @@
-"""Spack build-cache mirrors, in a folder or over HTTP(S): where each stack's index is.
+"""Spack build-cache mirrors, in a folder or over HTTP(S) (`web.py`): where each stack's index is.
 
 Layout 2 (Spack ≤ 0.23): `<mirror>/build_cache/index.json`. Layout 3 (Spack 1.0): the index is a
 content-addressed blob named by `<mirror>/v3/manifests/index/index.manifest.json`, stored at
@@ -9,28 +9,46 @@ per stack (`<root>/<stack>/…`), in either layout.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
-import time
 import zlib
-from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol
 
 import orjson
 
 from ..errors import InputError
+from .directory import open_regular
 
-__all__ = ["DB_VERSIONS", "Folder", "Index", "Web", "find_mirrors", "index_of", "is_url"]
+__all__ = [
+    "DB_VERSIONS",
+    "FIX",
+    "MAX_INDEX_BYTES",
+    "MAX_RATIO",
+    "Folder",
+    "Index",
+    "find_mirrors",
+    "index_of",
+    "inflate_bound",
+    "is_url",
+]
 
 FIX = "give a Spack build-cache mirror (layout 2 or 3), or its index.json"
 MAX_INDEX_BYTES = 2 * 2**30  # a whole develop index is a few hundred MiB
+# A Spack index gzip-compresses about 5x (the real samples in tests/data/spack-index) to 25x (a
+# synthetic one repeating every field but the hashes, which do not compress); 49x even indented
+# by 4 spaces. A blob inflating more than 100x is no index: a gzip bomb (1,000x) stops there.
+MAX_RATIO = 100
+_RATIO_ALLOWANCE = 2**20  # bytes any blob may inflate to, whatever its size
+_INFLATE_CHUNK = 2**20
+_BOMB_FIX = "not a real index: the mirror is damaged or hostile"
 DB_VERSIONS = (6, 7, 8)  # Spack database versions snapdiff reads
 _DB_MEDIA = re.compile(r"application/vnd\.spack\.db\.v([0-9]+)\+json")
 _CHECKSUM = re.compile(r"[0-9a-f]{32,128}")
 _MANIFEST = "v3/manifests/index/index.manifest.json"
-TIMEOUT = 30.0  # seconds a server may take to answer, or between two parts of an answer
-RETRIES = (1.0, 3.0)  # seconds to wait before each new try, after a 5xx answer or a reset
+_FOLDER_FLAGS = os.O_RDONLY | os.O_DIRECTORY | getattr(os, "O_NOFOLLOW", 0)
+_NOT_REGULAR_FIX = "snapdiff reads only regular files inside a mirror: replace it with the file"
 
 
 class Index(NamedTuple):
@@ -62,98 +80,42 @@ class Folder:
         return os.path.isfile(self.name(rel))
 
     def read(self, rel: str, limit: int) -> bytes:
+        """A file of the mirror: a regular file inside it only, never through a link (of a
+        folder or of the file), never past the limit."""
         path = self.name(rel)
+        *folders, name = rel.split("/")
         try:
-            with open(path, "rb") as handle:
-                data = handle.read(limit + 1)
+            fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY)
         except OSError as exc:
-            raise InputError(path, f"cannot read: {exc.strerror}", "check the mirror") from exc
+            raise InputError(self.root, f"cannot read: {exc.strerror}", "check the mirror") from exc
+        try:
+            for folder in folders:  # each folder opened without following a link
+                inner = _open_folder(folder, fd, path)
+                os.close(fd)
+                fd = inner
+            with open_regular(name, _NOT_REGULAR_FIX, dir_fd=fd, where=path) as handle:
+                data = handle.read(limit + 1)
+        finally:
+            os.close(fd)
         if len(data) > limit:
             raise InputError(path, f"larger than {limit // 2**20} MiB", FIX)
         return data
 
 
+def _open_folder(name: str, dir_fd: int, where: str) -> int:
+    """The folder `name` in the folder `dir_fd`, opened; a link to one is refused."""
+    try:
+        return os.open(name, _FOLDER_FLAGS, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+            what = f"{name}/ is a link or not a folder"
+            raise InputError(where, what, _NOT_REGULAR_FIX) from exc
+        raise InputError(where, f"cannot read: {exc.strerror}", "check the mirror") from exc
+
+
 def is_url(arg: str) -> bool:
     """An http(s) address, read as a mirror over the network."""
     return arg.startswith(("http://", "https://"))
-
-
-class Web:
-    """A mirror over HTTP(S): timeouts, a size limit, retries with back-off on a 5xx answer."""
-
-    def __init__(self, root: str, progress: Callable[[str], None]) -> None:
-        self.root = root.rstrip("/")
-        self.progress = progress
-
-    def name(self, rel: str) -> str:
-        return f"{self.root}/{rel}"
-
-    def exists(self, rel: str) -> bool:
-        """Whether the (small) file is there: fetched whole, as not every server answers HEAD
-        (a missing object on S3 is a 403)."""
-        try:
-            self._get(rel, 2**20)
-        except InputError as error:
-            if "HTTP 404" in error.what or "HTTP 403" in error.what:
-                return False
-            raise
-        return True
-
-    def read(self, rel: str, limit: int) -> bytes:
-        return self._get(rel, limit)
-
-    def _get(self, rel: str, limit: int) -> bytes:
-        """The body at an address; a 5xx answer or a reset connection is tried again."""
-        import http.client  # here: 13 ms of imports that a run reading no address never needs
-        import urllib.error
-
-        url = self.name(rel)
-        for wait in (*RETRIES, None):
-            try:
-                return self._once(url, limit)
-            except urllib.error.HTTPError as exc:
-                if exc.code < 500 or wait is None:
-                    raise InputError(url, f"HTTP {exc.code} {exc.reason}", _fix(exc.code)) from None
-            except TimeoutError:
-                raise InputError(
-                    url, f"no answer within {TIMEOUT:g} s", "try again later"
-                ) from None
-            except urllib.error.URLError as exc:
-                if isinstance(exc.reason, TimeoutError):
-                    raise InputError(url, f"no answer within {TIMEOUT:g} s", "try again") from None
-                raise InputError(url, f"cannot fetch: {exc.reason}", "check the address") from None
-            except http.client.IncompleteRead as exc:
-                what = f"truncated: {len(exc.partial)} bytes, then the connection closed"
-                raise InputError(url, what, "try again") from None
-            except (ConnectionError, http.client.HTTPException) as exc:
-                if wait is None:
-                    raise InputError(url, f"cannot fetch: {exc}", "try again later") from None
-            time.sleep(wait)
-        raise AssertionError("unreachable: the last try raises")
-
-    def _once(self, url: str, limit: int) -> bytes:
-        import urllib.request
-
-        request = urllib.request.Request(url)  # noqa: S310 - http(s) only
-        with urllib.request.urlopen(request, timeout=TIMEOUT) as answer:  # noqa: S310
-            expected = answer.headers.get("Content-Length")
-            if expected is not None and int(expected) > limit:
-                raise InputError(url, f"larger than {limit // 2**20} MiB", FIX)
-            parts, size = [], 0
-            while part := answer.read(2**20):
-                parts.append(part)
-                size += len(part)
-                if size > limit:
-                    raise InputError(url, f"larger than {limit // 2**20} MiB", FIX)
-                self.progress(f"{url}: {size / 2**20:,.1f} MiB")
-            data = b"".join(parts)
-        if expected is not None and len(data) != int(expected):
-            raise InputError(url, f"truncated: {len(data)} of {expected} bytes", "try again")
-        return data
-
-
-def _fix(status: int) -> str:
-    return "check the address" if status < 500 else "the server failed: try again later"
 
 
 def _entry(manifest: Any, where: str) -> dict[str, Any]:
@@ -201,15 +163,31 @@ def _v3_index(mirror: Location) -> tuple[str, bytes]:
 
 
 def _gunzip(data: bytes, where: str) -> bytes:
-    """A gzip blob decompressed, never past the size an index can have."""
+    """A gzip blob decompressed a chunk at a time, stopped as soon as it passes what an index of
+    its compressed size can inflate to (`inflate_bound`): a bomb costs at most that bound."""
+    bound = inflate_bound(len(data))
     inflate = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
+    parts, size, rest = [], 0, data
     try:
-        out = inflate.decompress(data, MAX_INDEX_BYTES + 1)
+        while not inflate.eof:
+            part = inflate.decompress(rest, min(_INFLATE_CHUNK, bound + 1 - size))
+            rest = inflate.unconsumed_tail
+            if not part and not rest:
+                raise zlib.error("the data ends before the gzip stream does")
+            parts.append(part)
+            size += len(part)
+            if size > bound:
+                what = f"inflates past {bound:,} bytes, more than an index of {len(data):,}"
+                raise InputError(where, f"{what} compressed bytes can hold", _BOMB_FIX)
     except zlib.error as exc:
         raise InputError(where, f"not gzip data ({exc})", "the mirror is damaged") from None
-    if len(out) > MAX_INDEX_BYTES or inflate.unconsumed_tail:
-        raise InputError(where, f"inflates past {MAX_INDEX_BYTES // 2**20} MiB", FIX)
-    return out
+    return b"".join(parts)
+
+
+def inflate_bound(compressed: int) -> int:
+    """The most a gzip index of this many bytes may inflate to: MAX_RATIO times, plus a little
+    for a small index (whose headers compress poorly), and never past MAX_INDEX_BYTES."""
+    return min(MAX_INDEX_BYTES, MAX_RATIO * compressed + _RATIO_ALLOWANCE)
 
 
 def index_of(mirror: Location, stack: str) -> Index:

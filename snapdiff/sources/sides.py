@@ -15,7 +15,7 @@ from ..model import Snapshot
 from .directory import read_directory
 from .git import GitRepo, TreeFile
 from .index import is_index_file, load_indexes, lone_stack
-from .mirror import MAX_INDEX_BYTES, Folder, Index, Web, find_mirrors, index_of, is_url
+from .mirror import MAX_INDEX_BYTES, Folder, Index, find_mirrors, index_of, is_url
 from .pages import ParsedPage, is_catalogue_path, is_page
 from .reader import Progress, quiet, readable
 from .snapshot import PageBytes, PageCache, Problems, build_snapshot
@@ -144,10 +144,13 @@ def open_side(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> Side
     problems = Problems(options.keep_going)
     if is_url(arg):
         mirrors = [(options.stack_name or "root", arg), *options.stack_urls]
+        from .web import Web  # here: 13 ms of imports that a run reading no address never needs
+
         indexes = [index_of(Web(url, options.progress), stack) for stack, url in mirrors]
         return IndexSide(arg, indexes, options)
     if is_index_file(arg):
-        data = Folder(os.path.dirname(arg) or ".").read(os.path.basename(arg), MAX_INDEX_BYTES)
+        named = os.path.realpath(arg)  # a link named on the command line is followed
+        data = Folder(os.path.dirname(named)).read(os.path.basename(named), MAX_INDEX_BYTES)
         return IndexSide(arg, [Index(arg, lone_stack(arg, options.stack_name), data)], options)
     if os.path.isdir(arg):
         folders = find_mirrors(arg)
