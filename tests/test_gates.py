@@ -233,7 +233,7 @@ def test_the_report_names_failed_gates_warnings_and_exemptions_on_its_first_scre
     )
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
-    code, out, err = run([*sides, "--for", "github"], capsys)
+    code, out, err = run([*sides, "--for", "github", "--config", ".snapdiff.yaml"], capsys)
     assert code == 1
     first_screen = out.split("\n| |")[0].splitlines()
     assert first_screen[3:] == [
@@ -246,8 +246,9 @@ def test_the_report_names_failed_gates_warnings_and_exemptions_on_its_first_scre
     ]
     assert "::error title=snapdiff downgrade::downgrade (1 package's highest version" in err
     assert "::error title=snapdiff removed-specs::removed-specs (3 specs removed, more" in err
-    assert run([*sides, "--for", "github"], capsys)[1] == out  # the same marker, every run
-    code, out, _ = run([*sides, "--format", "json"], capsys)
+    trusted = [*sides, "--config", ".snapdiff.yaml"]
+    assert run([*trusted, "--for", "github"], capsys)[1] == out  # the same marker, every run
+    code, out, _ = run([*trusted, "--format", "json"], capsys)
     gates = json.loads(out)["gates"]
     assert [(g["gate"], g["level"], g["tripped"], g["count"]) for g in gates] == [
         ("downgrade", "fail", True, 1),
