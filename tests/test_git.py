@@ -254,6 +254,10 @@ def test_unchanged_pages_with_inconsistent_meta_are_counted_from_spec_details(
         (["v1", "--", "-v2"], "-v2: a revision may not start with '-'"),
         (["nope...v2"], "nope: no such commit"),
         (["v1"], "give OLD and NEW, or one range A..B"),
+        (["..."], "range '...': an empty range (name both sides, e.g. main...HEAD; outside"),
+        ([".."], "range '..': an empty range (name both sides, e.g. main..HEAD"),
+        (["...v2"], "range '...v2': no revision before '...' (name the old side, e.g. main...v2)"),
+        (["..v2"], "range '..v2': no revision before '..' (name the old side, e.g. main..v2)"),
         ([":_cache", "v2"], ":_cache: no revision before ':'"),
     ],
 )
