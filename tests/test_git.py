@@ -314,6 +314,27 @@ def test_a_shallow_clone_says_so(
     )
 
 
+def test_a_merge_base_missing_from_a_shallow_clone_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both tips are there, their merge base is not: the clone is named shallow, with the fix."""
+    origin = forked_repo(tmp_path / "origin")
+    repo = tmp_path / "shallow"
+    url = f"file://{origin}"
+    git(tmp_path, "clone", "-q", "--depth", "1", "--no-single-branch", url, str(repo))
+    assert main(["origin/main...origin/branch", "--repo", str(repo)]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "snapdiff: error: origin/main...origin/branch: no common ancestor in this shallow clone "
+        "(fetch the history: git fetch --unshallow, or fetch-depth: 0 in actions/checkout)\n"
+    )
+    git(repo, "fetch", "-q", "--unshallow")
+    assert main(["origin/main...origin/branch", "--repo", str(repo), "-f", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["old"]["source"] == git(
+        repo, "merge-base", "origin/main", "origin/branch"
+    )
+
+
 def test_pages_in_a_flat_folder_committed_to_git(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -24,6 +24,7 @@ from .gitproc import GitError
 __all__ = ["MISSING_FIX", "Changed", "GitError", "GitRepo", "Revision", "TreeEntry", "TreeFile"]
 
 MISSING_FIX = "a shallow or partial clone? fetch the history: git fetch --unshallow"
+_UNSHALLOW = "git fetch --unshallow, or fetch-depth: 0 in actions/checkout"
 
 
 @dataclass(frozen=True)
@@ -150,9 +151,13 @@ class GitRepo:
         short, date = out.decode().split()
         return short, date
 
+    def _shallow(self) -> bool:
+        """Whether the repository is a shallow clone (its history cut short)."""
+        return self._run("rev-parse", "--is-shallow-repository").strip() == b"true"
+
     def _unknown_fix(self) -> str:
-        if self._run("rev-parse", "--is-shallow-repository").strip() == b"true":
-            return "this clone is shallow: git fetch --unshallow, or name a newer revision"
+        if self._shallow():
+            return f"this clone is shallow: {_UNSHALLOW}, or name a newer revision"
         return f"check the name with git log, in {self.path}"
 
     def merge_base(self, one: str, other: str) -> str:
@@ -162,9 +167,14 @@ class GitRepo:
                 raise InputError(rev, "no such commit", self._unknown_fix())
         try:
             return self._run("merge-base", one, other).decode().strip()
-        except GitError as exc:  # no common ancestor
-            fix = "compare two revisions that share history, or give OLD and NEW"
-            raise InputError(f"{one}...{other}", "no common ancestor", fix) from exc
+        except GitError as exc:  # no common ancestor, or none left in a shallow clone
+            if self._shallow():
+                what = "no common ancestor in this shallow clone"
+                fix = f"fetch the history: {_UNSHALLOW}"
+            else:
+                what = "no common ancestor"
+                fix = "compare two revisions that share history, or give OLD and NEW"
+            raise InputError(f"{one}...{other}", what, fix) from exc
 
     def first_parent_commits(self, start: str, end: str) -> list[str]:
         """Commits after `start` up to `end` on the first-parent line, oldest first."""
