@@ -13,6 +13,7 @@ from pagegen import spec, write_page
 
 from snapdiff.cli import main
 from snapdiff.sources import LoadOptions, load_pair
+from snapdiff.sources import pages as page_rules
 
 TAGS = ("develop", "v0.23.1")
 
@@ -165,4 +166,35 @@ def test_a_failed_fetch_is_one_line_naming_the_revision(
     )
     assert err.endswith(
         ") (check that the clone's remote can be reached, or clone without --filter)\n"
+    )
+
+
+@pytest.mark.parametrize("argv", [["HEAD~1", "HEAD"], ["HEAD~1", "HEAD", "--package", "big"]])
+def test_a_page_too_large_is_refused_as_in_a_full_clone(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    argv: list[str],
+) -> None:
+    """A partial clone knows no size before the blob is there: the page is refused as read."""
+    origin = new_repo(tmp_path / "origin")
+    write_page(origin, "zlib", [spec("a")])
+    write_page(origin, "big", [spec(f"b{n}") for n in range(40)])
+    commit(origin, "one", 1)
+    write_page(origin, "zlib", [spec("b")])
+    commit(origin, "two", 2)
+    git(origin, "config", "uploadpack.allowFilter", "true")
+    monkeypatch.setattr(page_rules, "MAX_PAGE_BYTES", 4096)  # a 40 MiB page, scaled down
+    said = []
+    for name, how in (("full", ()), ("partial", ("--filter=blob:none",))):
+        repo = tmp_path / name
+        git(tmp_path, "clone", "-q", "--no-checkout", *how, f"file://{origin}", str(repo))
+        assert main([*argv, "--repo", str(repo), "--no-cache"]) == 2
+        said.append(capsys.readouterr().err)
+    # the same line, but a full clone lists the size, naming the older side holding the page
+    # first, and a partial clone reads it, naming the newer first (both hold it)
+    assert said[0].replace("HEAD~1:", "HEAD:") == said[1]
+    assert said[1] == (
+        "snapdiff: error: HEAD:_cache/develop/big/specs.md: 0.0 MiB, more than a page can be "
+        "(0 MiB) (this is not a catalogue page: remove or replace it)\n"
     )

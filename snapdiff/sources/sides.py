@@ -12,11 +12,12 @@ from typing import Protocol
 
 from ..errors import InputError
 from ..model import Snapshot
+from . import pages as page_rules
 from .directory import read_directory
 from .git import GitRepo, TreeFile
 from .index import is_index_file, load_indexes, lone_stack
 from .mirror import MAX_INDEX_BYTES, Folder, Index, Web, find_mirrors, index_of, is_url
-from .pages import MAX_PAGE_BYTES, ParsedPage, check_size, is_catalogue_path, is_page
+from .pages import ParsedPage, check_size, is_catalogue_path, is_page
 from .reader import Progress, quiet, readable
 from .snapshot import PageBytes, PageCache, Problems, build_snapshot
 
@@ -97,7 +98,7 @@ class GitSide:
         for path, sha in self.files:
             if sha not in cache:
                 first_path.setdefault(sha, path)
-        blobs = self.repo.read_blobs(first_path, rev.arg, MAX_PAGE_BYTES)
+        blobs = self.repo.read_blobs(first_path, rev.arg, page_rules.MAX_PAGE_BYTES)
         for count, (sha, data) in enumerate(blobs, start=1):
             if count % _EVERY == 0:
                 self.progress(f"{rev.arg}: {count:,} of {len(first_path):,} pages")
