@@ -115,7 +115,7 @@ class GitRepo:
     def _promisors(self) -> list[str]:
         """The remotes a partial clone fetches missing objects from, in the order git tries
         them: those of `remote.<name>.promisor` or `.partialclonefilter`, then the one of
-        `extensions.partialClone`. None: not a partial clone."""
+        `extensions.partialClone`. Empty: not a partial clone."""
         found = gitproc.run(
             [
                 *("--git-dir", self._dir, "config", "--get-regexp"),
