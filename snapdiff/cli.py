@@ -27,20 +27,29 @@ if TYPE_CHECKING:
 
 
 def _sides(old: str, new: str | None, repo: str | None = None) -> tuple[str, str]:
-    """OLD and NEW, or the ends of a range like git's (an empty end is HEAD): `A..B` from A to
-    B, `A...B` from the merge base of A and B to B (what a pull request changes)."""
+    """OLD and NEW, or the ends of a range like git's: `A..B` from A to B, `A...B` from the
+    merge base of A and B to B (what a pull request changes). An empty end is HEAD, as in git;
+    an empty start is bad usage, unlike git: in CI it is a variable left empty (`$BASE...$SHA`
+    outside a pull request), and HEAD there would compare a commit with itself."""
     if new is not None:
         return old, new
-    if ".." not in old or os.path.isdir(old):
+    if old != ".." and (".." not in old or os.path.isdir(old)):  # `..` alone: a range
         raise UsageError("", "give OLD and NEW, or one range A..B", "see snapdiff --help")
-    if "..." in old:
+    dots = "..." if "..." in old else ".."
+    start, _, end = old.partition(dots)
+    if not start.strip():
+        if end.strip():
+            what, fix = f"no revision before '{dots}'", f"name the old side, e.g. main{old}"
+        else:
+            what = "an empty range"
+            fix = f"name both sides, e.g. main{dots}HEAD; outside a pull request, give OLD and NEW"
+        raise UsageError(f"range '{old}'", what, fix)
+    end = end or "HEAD"
+    if dots == "...":
         from .sources import merge_base
 
-        start, _, end = old.partition("...")
-        end = end or "HEAD"
-        return merge_base(start or "HEAD", end, repo), end
-    start, _, end = old.partition("..")
-    return start or "HEAD", end or "HEAD"
+        return merge_base(start, end, repo), end
+    return start, end
 
 
 def _outputs(report: Report, args: argparse.Namespace) -> tuple[str, str | None]:
@@ -210,7 +219,7 @@ def _log(argv: Sequence[str]) -> int:
         raise UsageError(
             "--format", "text is a diff's view, not a history's", "use markdown or json"
         )
-    start, end = _sides(args.range, None)
+    start, end = _sides(args.range, None, args.repo)
     narrow = filters(args)
     progress = TerminalProgress(sys.stderr)
     options = LoadOptions(

@@ -254,6 +254,10 @@ def test_unchanged_pages_with_inconsistent_meta_are_counted_from_spec_details(
         (["v1", "--", "-v2"], "-v2: a revision may not start with '-'"),
         (["nope...v2"], "nope: no such commit"),
         (["v1"], "give OLD and NEW, or one range A..B"),
+        (["..."], "range '...': an empty range (name both sides, e.g. main...HEAD; outside"),
+        ([".."], "range '..': an empty range (name both sides, e.g. main..HEAD"),
+        (["...v2"], "range '...v2': no revision before '...' (name the old side, e.g. main...v2)"),
+        (["..v2"], "range '..v2': no revision before '..' (name the old side, e.g. main..v2)"),
         ([":_cache", "v2"], ":_cache: no revision before ':'"),
     ],
 )
@@ -307,6 +311,27 @@ def test_a_shallow_clone_says_so(
     assert (
         "HEAD~1: no such directory or git revision (this clone is shallow"
         in capsys.readouterr().err
+    )
+
+
+def test_a_merge_base_missing_from_a_shallow_clone_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both tips are there, their merge base is not: the clone is named shallow, with the fix."""
+    origin = forked_repo(tmp_path / "origin")
+    repo = tmp_path / "shallow"
+    url = f"file://{origin}"
+    git(tmp_path, "clone", "-q", "--depth", "1", "--no-single-branch", url, str(repo))
+    assert main(["origin/main...origin/branch", "--repo", str(repo)]) == 2
+    err = capsys.readouterr().err
+    assert err == (
+        "snapdiff: error: origin/main...origin/branch: no common ancestor in this shallow clone "
+        "(fetch the history: git fetch --unshallow, or fetch-depth: 0 in actions/checkout)\n"
+    )
+    git(repo, "fetch", "-q", "--unshallow")
+    assert main(["origin/main...origin/branch", "--repo", str(repo), "-f", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["old"]["source"] == git(
+        repo, "merge-base", "origin/main", "origin/branch"
     )
 
 

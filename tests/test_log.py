@@ -48,6 +48,26 @@ def test_log_is_the_subcommand_where_a_log_folder_exists(
     assert json.loads(capsys.readouterr().out)["range"]["commits"] == 1
 
 
+@pytest.mark.parametrize(
+    ("range_", "expected"),
+    [("..", "range '..': an empty range"), ("..HEAD", "range '..HEAD': no revision before '..'")],
+)
+def test_a_range_with_no_start_is_bad_usage(
+    repo: Path, range_: str, expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["log", range_, "--repo", str(repo)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"snapdiff: error: {expected} (") and err.count("\n") == 1, err
+
+
+def test_a_merge_base_range_is_found_in_the_repository_named(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)  # not a repository: --repo names it
+    assert main(["log", "base...HEAD", "--repo", str(repo), "--format", "json"]) == 0
+    assert json.loads(capsys.readouterr().out)["range"]["commits"] == 3
+
+
 def log(repo: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
     assert main(["log", "base..HEAD", "--repo", str(repo), "--format", "json", *argv]) == 0
     data: dict[str, Any] = json.loads(capsys.readouterr().out)

@@ -115,8 +115,22 @@ class Revisions:
         for path, side, parsed in self.reader.read(files):
             side.pages[path] = parsed
         counted = _Counted()
-        for prefix in sorted(old.units.keys() | new.units.keys()):
-            self._count(prefix, old, new, {c.path for c in changed}, counted)
+        paths = {c.path for c in changed}
+        unread = [
+            prefix
+            for prefix in sorted(old.units.keys() | new.units.keys())
+            if not self._count(prefix, old, new, counted)
+        ]
+        listings = {prefix: self._files(prefix, new) for prefix in unread}
+        # what they are counted from, fetched in one batch when a partial clone lacks it
+        self.repo.fetch_missing(
+            [f.sha for found in listings.values() for f in found if _unchanged_read(f, paths)],
+            new.rev.arg,
+        )
+        for prefix in unread:
+            counted.units[prefix], counted.clean[prefix] = self._read_unchanged(
+                prefix, listings[prefix], old, new, paths
+            )
         counted.check_apart()
         for side in (old, new):
             counted.check_apart_from(side)
@@ -136,30 +150,27 @@ class Revisions:
         self.reader.cache.keep(set(self._parsed.values()))
         return old_snapshot, new_snapshot
 
-    def _count(
-        self, prefix: str, old: Side, new: Side, changed: set[str], counted: _Counted
-    ) -> None:
-        """The tally of a unit's content both sides hold alike."""
+    def _count(self, prefix: str, old: Side, new: Side, counted: _Counted) -> bool:
+        """The tally of a unit's content both sides hold alike, when no page of it need be
+        read for it (a unit one side lacks, or a tally of either side); False otherwise."""
         ids = old.units.get(prefix), new.units.get(prefix)
         if ids[0] is None or ids[1] is None:  # a unit one side lacks: all of it changed
             counted.units[prefix], counted.clean[prefix] = UnitTally(), True
-            return
+            return True
         for side, unit in ((old, ids[0]), (new, ids[1])):
             base = self.tallies.get(unit)
             if base is not None and not any(unit_of(p, side.units) == prefix for p in side.bad):
                 found = _less(base, side, prefix)
                 if found is not None:
                     counted.units[prefix], counted.clean[prefix] = found, True
-                    return
-        counted.units[prefix], counted.clean[prefix] = self._read_unchanged(
-            prefix, old, new, changed
-        )
+                    return True
+        return False
 
     def _read_unchanged(
-        self, prefix: str, old: Side, new: Side, changed: set[str]
+        self, prefix: str, listing: list[TreeFile], old: Side, new: Side, changed: set[str]
     ) -> tuple[UnitTally, bool]:
-        """Count a unit's unchanged pages from their `meta` lines (as the new side's)."""
-        listing = self._files(prefix, new)
+        """Count a unit's unchanged pages (`listing`: its files, with their paths in the
+        revision) from their `meta` lines (as the new side's)."""
         files = [(f, [new, old]) for f in listing if f.path not in changed]
         shared = {f.sha for f, _ in files}
         counter = PageReader(self.repo, PageCache(shared), self.reader.progress)
@@ -225,6 +236,12 @@ class Revisions:
                 for path, parsed in side.in_unit(prefix):
                     tally.add(path, parsed.page, notes_of(parsed))
                 self.tallies.put(unit, tally)
+
+
+def _unchanged_read(found: TreeFile, changed: set[str]) -> bool:
+    """Whether a unit's file is read to count it: unchanged, and read as `readable` says (its
+    size aside, which a partial clone does not know before the blob is there)."""
+    return found.path not in changed and is_candidate(found.path) and not found.link
 
 
 def _less(base: UnitTally, side: Side, prefix: str) -> UnitTally | None:

@@ -5,6 +5,10 @@ blobs read through one persistent, pipelined `git cat-file --batch` (much faster
 objects one request at a time: docs/performance.md). git runs as a subprocess: GitPython, which
 only wrapped these commands here, cost 56 ms to import on every run. The work tree, index, stash
 and refs are never touched.
+
+In a partial clone (`git clone --filter=blob:none`), git fetches a missing blob on its own when
+a command meets it: one round trip per blob. So no listing asks for a blob's size there, and the
+blobs a read needs that the clone lacks are fetched first, all in one `git fetch`.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from .gitproc import GitError
 __all__ = ["MISSING_FIX", "Changed", "GitError", "GitRepo", "Revision", "TreeEntry", "TreeFile"]
 
 MISSING_FIX = "a shallow or partial clone? fetch the history: git fetch --unshallow"
+_UNSHALLOW = "git fetch --unshallow, or fetch-depth: 0 in actions/checkout"
 
 
 @dataclass(frozen=True)
@@ -76,7 +81,7 @@ def _side_of(path: str, mode: str, sha: str) -> TreeFile | None:
 class GitRepo:
     """One repository, read-only: resolve revisions, list trees, read blobs."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, progress: Callable[[str], None] | None = None) -> None:
         found = gitproc.run(["-C", path, "rev-parse", "--absolute-git-dir"], check=False)
         if found.returncode != 0:
             raise InputError(
@@ -84,6 +89,7 @@ class GitRepo:
             )
         self._dir = os.fsdecode(found.stdout.rstrip(b"\n"))
         self._asked = path
+        self._progress = progress
         self._headers: subprocess.Popen[bytes] | None = None
         self._batch: subprocess.Popen[bytes] | None = None
 
@@ -104,6 +110,75 @@ class GitRepo:
         """The repository's top folder (or git dir for a bare repository)."""
         found = gitproc.run(["-C", self._asked, "rev-parse", "--show-toplevel"], check=False)
         return os.fsdecode(found.stdout.rstrip(b"\n")) if found.returncode == 0 else self._dir
+
+    @functools.cached_property
+    def _promisors(self) -> list[str]:
+        """The remotes a partial clone fetches missing objects from, in the order git tries
+        them: those of `remote.<name>.promisor` or `.partialclonefilter`, then the one of
+        `extensions.partialClone`. Empty: not a partial clone."""
+        found = gitproc.run(
+            [
+                *("--git-dir", self._dir, "config", "--get-regexp"),
+                r"^(remote\..*\.(promisor|partialclonefilter)|extensions\.partialclone)$",
+            ],
+            check=False,
+        )
+        remotes, last = [], []
+        for line in found.stdout.decode("utf-8", "surrogateescape").splitlines():
+            key, _, value = line.partition(" ")
+            if key == "extensions.partialclone":
+                last = [value]
+                continue
+            name, _, setting = key[len("remote.") :].rpartition(".")
+            if setting == "partialclonefilter" or value.lower() in ("true", "yes", "on", "1"):
+                remotes.append(name)
+        return list(dict.fromkeys(remotes + last))
+
+    def fetch_missing(self, ids: Iterable[str], where: str | Callable[[str], str]) -> None:
+        """Fetch, in one batch, the blobs among `ids` that a partial clone lacks: the command
+        git's own lazy fetch runs for one blob, with every id at once (from the first promisor
+        remote that has them all, as git tries them); nothing in a full clone. `where` names
+        the revision (or the revision of a blob id) when no remote gives them. Only objects
+        are written: no ref, no FETCH_HEAD, no automatic repacking."""
+        if not self._promisors:
+            return
+        wanted = list(dict.fromkeys(ids))  # in the order asked: the first names the revision
+        # --missing=print: rev-list never fetches; --ignore-missing: a blob it lacks is left
+        # out, so what it prints is what is there
+        out = self._run(
+            *("rev-list", "--objects", "--no-walk", "--missing=print", "--ignore-missing"),
+            "--stdin",
+            data="".join(f"{sha}\n" for sha in wanted).encode(),
+        )
+        present = {line.split(b" ", 1)[0].decode() for line in out.splitlines()}
+        missing = [sha for sha in wanted if sha not in present]
+        if not missing:
+            return
+        what = f"{len(missing):,} blobs this partial clone lacks"
+        failed = []
+        for remote in self._promisors:
+            if self._progress is not None:
+                self._progress(f"fetching {what}, from {remote}")
+            done = gitproc.run(
+                [
+                    *("--git-dir", self._dir, "-c", "fetch.negotiationAlgorithm=noop", "fetch"),
+                    *("--no-tags", "--no-write-fetch-head", "--recurse-submodules=no"),
+                    *("--filter=blob:none", "--no-auto-maintenance", "--quiet", "--stdin"),
+                    remote,
+                ],
+                "".join(f"{sha}\n" for sha in missing).encode(),
+                check=False,
+            )
+            if done.returncode == 0:
+                return
+            said = done.stderr.decode("utf-8", "replace").splitlines()
+            why = next((line for line in said if line.startswith(("fatal: ", "error: "))), "")
+            failed.append(f"{remote}: {why.partition(': ')[2] or 'git fetch failed'}")
+        raise InputError(
+            where(missing[0]) if callable(where) else where,
+            f"cannot fetch {what} ({'; '.join(failed)})",
+            "check that the clone's remote can be reached, or clone without --filter",
+        )
 
     def _header(self, name: str) -> tuple[str, str] | None:
         """(id, type) of the object a name resolves to, or None (one persistent
@@ -150,9 +225,13 @@ class GitRepo:
         short, date = out.decode().split()
         return short, date
 
+    def _shallow(self) -> bool:
+        """Whether the repository is a shallow clone (its history cut short)."""
+        return self._run("rev-parse", "--is-shallow-repository").strip() == b"true"
+
     def _unknown_fix(self) -> str:
-        if self._run("rev-parse", "--is-shallow-repository").strip() == b"true":
-            return "this clone is shallow: git fetch --unshallow, or name a newer revision"
+        if self._shallow():
+            return f"this clone is shallow: {_UNSHALLOW}, or name a newer revision"
         return f"check the name with git log, in {self.path}"
 
     def merge_base(self, one: str, other: str) -> str:
@@ -162,9 +241,14 @@ class GitRepo:
                 raise InputError(rev, "no such commit", self._unknown_fix())
         try:
             return self._run("merge-base", one, other).decode().strip()
-        except GitError as exc:  # no common ancestor
-            fix = "compare two revisions that share history, or give OLD and NEW"
-            raise InputError(f"{one}...{other}", "no common ancestor", fix) from exc
+        except GitError as exc:  # no common ancestor, or none left in a shallow clone
+            if self._shallow():
+                what = "no common ancestor in this shallow clone"
+                fix = f"fetch the history: {_UNSHALLOW}"
+            else:
+                what = "no common ancestor"
+                fix = "compare two revisions that share history, or give OLD and NEW"
+            raise InputError(f"{one}...{other}", what, fix) from exc
 
     def first_parent_commits(self, start: str, end: str) -> list[str]:
         """Commits after `start` up to `end` on the first-parent line, oldest first."""
@@ -176,18 +260,20 @@ class GitRepo:
 
     def list_files(self, tree: str) -> list[TreeFile]:
         """Every file below a tree, sorted by path: regular files and symbolic links, with each
-        blob's size from the tree listing, so that no blob is read to learn how large it is."""
-        out = self._listing("ls-tree", "-r", "-z", "-l", "--full-tree", tree)
+        blob's size from the tree listing, so that no blob is read to learn how large it is
+        (but in a partial clone, where listing a blob's size fetches it: -1, unknown)."""
+        sized = not self._promisors
+        out = self._listing("ls-tree", "-r", "-z", *(["-l"] if sized else []), "--full-tree", tree)
         files = []
         for entry in out.split(b"\0"):
             if not entry:
                 continue
             info, _, path = entry.partition(b"\t")
-            mode, kind, sha, size = info.split()
+            mode, kind, sha, *size = info.split()
             if kind == b"blob" and mode in (b"100644", b"100755", b"120000"):
                 name = path.decode("utf-8", "surrogateescape")
                 # a missing object's size is not known ("BAD"): reading it says what is wrong
-                length = int(size) if size.isdigit() else 0
+                length = (int(size[0]) if size[0].isdigit() else 0) if sized else -1
                 files.append(TreeFile(name, sha.decode(), length, mode == b"120000"))
         return sorted(files)
 
@@ -226,7 +312,8 @@ class GitRepo:
         """(id, content) of each blob, in order, through one pipelined `git cat-file --batch`;
         for a blob larger than `limit` bytes, its size instead of its content, which is never
         read (that process is stopped, and the rest asked of a new one). `where` names what is
-        read (or the revision a blob id belongs to) when an object is missing.
+        read (or the revision a blob id belongs to) when an object is missing. A partial
+        clone fetches the blobs it lacks first, in one batch (`fetch_missing`).
 
         A thread writes the requests while the caller reads the answers, so git inflates blobs
         on the other core while the caller parses the ones already read. (Measured at develop
@@ -234,6 +321,7 @@ class GitRepo:
         than it saved.)
         """
         wanted = list(ids)
+        self.fetch_missing(wanted, where)
         start = 0
         while start < len(wanted):
             proc = self._process()

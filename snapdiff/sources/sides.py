@@ -12,11 +12,12 @@ from typing import Protocol
 
 from ..errors import InputError
 from ..model import Snapshot
+from . import pages as page_rules
 from .directory import read_directory
 from .git import GitRepo, TreeFile
 from .index import is_index_file, load_indexes, lone_stack
 from .mirror import MAX_INDEX_BYTES, Folder, Index, find_mirrors, index_of, is_url
-from .pages import ParsedPage, is_catalogue_path, is_page
+from .pages import ParsedPage, check_size, is_catalogue_path, is_page
 from .reader import Progress, quiet, readable
 from .snapshot import PageBytes, PageCache, Problems, build_snapshot
 
@@ -97,11 +98,17 @@ class GitSide:
         for path, sha in self.files:
             if sha not in cache:
                 first_path.setdefault(sha, path)
-        for count, (sha, data) in enumerate(self.repo.read_blobs(first_path, rev.arg), start=1):
+        blobs = self.repo.read_blobs(first_path, rev.arg, page_rules.MAX_PAGE_BYTES)
+        for count, (sha, data) in enumerate(blobs, start=1):
             if count % _EVERY == 0:
                 self.progress(f"{rev.arg}: {count:,} of {len(first_path):,} pages")
             path = first_path[sha]
-            if isinstance(data, int):  # never: read with no limit (sizes were checked)
+            if isinstance(data, int):  # too large, its size not listed (a partial clone)
+                if is_catalogue_path(path):  # a bad page by its place, else not a page
+                    try:
+                        check_size(data, f"{rev.arg}:{path}")
+                    except InputError as error:
+                        self.problems.skip(error)
                 continue
             if is_catalogue_path(path) or is_page(data):
                 _parsed(cache, PageBytes(f"{rev.arg}:{path}", data, sha), self.problems)
@@ -163,7 +170,7 @@ def open_side(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> Side
     path = repo or "."
     if path not in repos:
         try:
-            repos[path] = GitRepo(path)
+            repos[path] = GitRepo(path, options.progress)
         except InputError as exc:
             fix = "give a directory of catalogue pages, or a revision inside a git repository"
             where = arg if repo is None else f"{arg} (in {repo})"
