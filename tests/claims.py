@@ -40,7 +40,7 @@ def config_of(entry: dict[str, Any]) -> Config:
 
 def vkey(version: str) -> tuple[Any, ...]:
     """Spack order, written again from SPEC section 3 (enough for the versions tests use)."""
-    infinity = ["stable", "nightly", "trunk", "head", "master", "main", "develop"]
+    infinity = ["stable", "trunk", "head", "master", "main", "develop"]
     ref = ""
     if "=" in version[1:]:
         ref, version = version.split("=", 1)
