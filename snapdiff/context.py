@@ -19,7 +19,7 @@ from .schema import (
     StackJSON,
 )
 from .sections import SECTIONS, SectionId
-from .sentences import class_counts, explained, spack1, stack_move_rows
+from .sentences import class_counts, explained, root_rows, spack1, stack_move_rows
 from .views import (
     Attention,
     LabelledPackage,
@@ -97,7 +97,7 @@ def section_rows(report: Report, data: ReportJSON) -> Rows:
     # removed, then losing, then added, then the rest; each by name (a stable sort)
     order = {"removed": 0, "added": 2, "changed": 3}
     shown = sorted(
-        (s for s in stacks if not s["whole"]),
+        stacks,
         key=lambda s: order[s["status"]] if s["status"] != "changed" or not _loses(s) else 1,
     )
     others = sorted((p for p in changed if not p["bump"]), key=lambda p: -_change_size(p))
@@ -191,7 +191,7 @@ def markdown_context(
         "attention": _attention(rows),
         "sections": _sections(rows, limits or {}),
         "filters": [(Safe(name), list(globs)) for name, globs in report.filters.applied],
-        "root_is_total": any(s["whole"] for s in data["stacks"]),
+        "root": root_rows(report.root, multi_tag),
         "stack_moves": stack_move_rows(report.stack_moves, multi_tag),
         "spack1": spack1(report, labels),
         "added_by_class": class_counts(data["specs_by_class"], added=True),

@@ -14,6 +14,7 @@ from .report import (
     Change,
     PackageChange,
     Report,
+    RootCount,
     Side,
     SpecChange,
     StackChange,
@@ -28,6 +29,7 @@ from .schema import (
     HistoryJSON,
     PackageJSON,
     ReportJSON,
+    RootJSON,
     SideJSON,
     SpecChangeJSON,
     StackJSON,
@@ -108,6 +110,18 @@ def _stack_move(move: StackMove) -> StackMoveJSON:
         "to": list(move.new),
         "specs_old": move.specs_old,
         "specs_new": move.specs_new,
+        "specs_no_compiler_old": move.no_compiler_old,
+        "specs_no_compiler_new": move.no_compiler_new,
+    }
+
+
+def _root(count: RootCount) -> RootJSON:
+    return {
+        "tag": count.tag,
+        "specs_old": count.specs_old,
+        "specs_new": count.specs_new,
+        "tag_specs_old": count.total_old,
+        "tag_specs_new": count.total_new,
     }
 
 
@@ -160,7 +174,6 @@ def _stack(change: StackChange) -> StackJSON:
         "specs_new": change.specs_new,
         "packages_gained": list(change.packages_gained),
         "packages_lost": list(change.packages_lost),
-        "whole": change.whole,
     }
 
 
@@ -174,6 +187,7 @@ def report_to_dict(report: Report) -> ReportJSON:
         "packages": [_package(p) for p in report.packages],
         "stacks": [_stack(s) for s in report.stacks],
         "stack_moves": [_stack_move(m) for m in report.stack_moves],
+        "root": [_root(r) for r in report.root],
         "specs_by_class": _classes(report),
         "warnings": list(report.warnings),
         "filters": {name: list(globs) for name, globs in report.filters.applied},

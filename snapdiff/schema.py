@@ -14,6 +14,7 @@ __all__ = [
     "HistoryJSON",
     "PackageJSON",
     "ReportJSON",
+    "RootJSON",
     "SideJSON",
     "StackJSON",
     "StackMoveJSON",
@@ -121,7 +122,6 @@ class StackJSON(TypedDict):
     specs_new: int
     packages_gained: list[str]
     packages_lost: list[str]
-    whole: bool
 
 
 StackMoveJSON = TypedDict(
@@ -132,10 +132,24 @@ StackMoveJSON = TypedDict(
         "dimension": str,
         "from": list[str],
         "to": list[str],
+        # the specs that moved; on the compiler dimension, specs with no compiler on both
+        # sides are set aside and counted apart (0 otherwise)
         "specs_old": int,
         "specs_new": int,
+        "specs_no_compiler_old": int,
+        "specs_no_compiler_new": int,
     },
 )
+
+
+class RootJSON(TypedDict):
+    """`root` of a tag where its spec count differs from the tag's total on a side."""
+
+    tag: str
+    specs_old: int
+    specs_new: int
+    tag_specs_old: int
+    tag_specs_new: int
 
 
 class ClassCountJSON(TypedDict):
@@ -151,6 +165,7 @@ class ReportJSON(TypedDict):
     packages: list[PackageJSON]
     stacks: list[StackJSON]
     stack_moves: list[StackMoveJSON]
+    root: list[RootJSON]
     specs_by_class: dict[str, ClassCountJSON]
     warnings: list[str]
     filters: dict[str, list[str]]
