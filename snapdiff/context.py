@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 
 from .links import Links
 from .markup import Safe, code, some
-from .report import Report
+from .report import Bump, Report, bump_order
 from .schema import (
     PackageJSON,
     ReportJSON,
@@ -73,7 +73,12 @@ def _loses(stack: StackJSON) -> bool:
     )
 
 
-_BUMP_RANK = {"major": 0, "minor": 1, "patch": 2, "other": 3}
+def _order(package: LabelledPackage) -> tuple[int, int]:
+    """Where a package row goes in a list of version changes (`report.bump_order`)."""
+    found = package["bump"]
+    if found is None:
+        return (2, 0)
+    return bump_order(Bump(found["from"], found["to"], found["kind"], found["size"]))
 
 
 def _multi_tag(data: ReportJSON) -> bool:
@@ -150,7 +155,7 @@ def _attention(rows: Rows) -> Attention:
     """What the first screen names: downgrades, removals, the largest version bumps."""
     downgrades = [p for p in rows["bumps"] if p["bump"] and p["bump"]["kind"] == "downgrade"]
     upgrades = [p for p in rows["bumps"] if p["bump"] and p["bump"]["kind"] == "upgrade"]
-    upgrades.sort(key=lambda p: _BUMP_RANK[p["bump"]["size"]] if p["bump"] else 4)
+    upgrades.sort(key=_order)
     return {
         "downgrades": downgrades,
         "removed_packages": [p["label"] for p in rows["removed"]],

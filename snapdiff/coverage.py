@@ -115,9 +115,8 @@ def stack_coverage(
     new: Mapping[Key, Page],
     differing: list[Key],
     rest: Tally = NOTHING,
-    moves: bool = True,
 ) -> StackCoverage:
-    """Every stack added, removed or changed, the stacks that moved (unless `moves` is False),
+    """Every stack added, removed or changed, the stacks that moved,
     `root` where it is not its tag's total, and how many stacks each side holds.
 
     `differing` lists the pages whose content differs (or that one side lacks); the others are
@@ -136,9 +135,7 @@ def stack_coverage(
         for key in (before.keys() & after.keys()) - same.keys()
         if key[1] != ROOT and before[key][1] & after[key][1]
     )
-    moved = (
-        stack_moves(old, new, differing, candidates, before, after) if moves and candidates else []
-    )
+    moved = stack_moves(old, new, differing, candidates, before, after) if candidates else []
     return StackCoverage(
         changes,
         moved,

@@ -25,6 +25,7 @@ __all__ = [
     "StackChange",
     "StackMove",
     "Summary",
+    "bump_order",
 ]
 
 SCHEMA_VERSION = 1
@@ -51,6 +52,15 @@ class Bump:
     new: str
     kind: BumpKind
     size: BumpSize
+
+
+_SIZE_RANK = {"major": 0, "minor": 1, "patch": 2, "other": 3}
+
+
+def bump_order(bump: Bump) -> tuple[int, int]:
+    """Where a version change goes in a list of them: downgrades first, then upgrades by size
+    (major, minor, patch, other); a stable sort keeps the (tag, name) order among equals."""
+    return (0 if bump.kind == "downgrade" else 1, _SIZE_RANK[bump.size])
 
 
 @dataclass(frozen=True, slots=True)

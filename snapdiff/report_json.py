@@ -215,19 +215,27 @@ def history_to_dict(history: History) -> HistoryJSON:
     """The JSON of `snapdiff log`: steps newest first, then the range summarised."""
     steps: list[StepJSON] = []
     for step in history.steps:
-        bumps = sorted(step.bumps, key=lambda p: p.bump.kind != "downgrade")
         steps.append(
             {
                 "commit": step.commit,
                 "date": step.date,
                 "summary": _summary(step.summary),
-                "bumps": [_step_bump(p.tag, p.name, p.bump) for p in bumps],
+                "bumps": [_step_bump(p.tag, p.name, p.bump) for p in step.bumps],
                 "stacks": [_stack(s) for s in step.stacks],
+                "stack_moves": [_stack_move(m) for m in step.moves],
             }
         )
+    base = history.merge_base_of
     return {
         "schema_version": 1,
-        "range": {"start": history.start, "end": history.end, "commits": len(history.steps)},
+        "range": {
+            "start": history.start,
+            "end": history.end,
+            "commits": len(history.steps),
+            "start_commit": history.start_commit,
+            "end_commit": history.end_commit,
+            "merge_base_of": list(base) if base else None,
+        },
         "steps": steps,
         "packages": [
             {

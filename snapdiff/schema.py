@@ -184,12 +184,16 @@ class StepJSON(TypedDict):
     summary: SummaryJSON
     bumps: list[StepBumpJSON]
     stacks: list[StackJSON]
+    stack_moves: list[StackMoveJSON]
 
 
 class RangeJSON(TypedDict):
     start: str
     end: str
     commits: int
+    start_commit: str | None  # short ids of the ends
+    end_commit: str | None
+    merge_base_of: list[str] | None  # `A...B`: [A, B], whose merge base is `start`
 
 
 class HistoryPackageJSON(TypedDict):
