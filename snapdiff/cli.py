@@ -220,6 +220,8 @@ def _log(argv: Sequence[str]) -> int:
             "--format", "text is a diff's view, not a history's", "use markdown or json"
         )
     start, end = _sides(args.range, None, args.repo)
+    base = args.range.partition("...") if "..." in args.range else None
+    merge_base_of = (base[0] or "HEAD", base[2] or "HEAD") if base else None
     narrow = filters(args)
     progress = TerminalProgress(sys.stderr)
     options = LoadOptions(
@@ -232,7 +234,7 @@ def _log(argv: Sequence[str]) -> int:
         warn=_warn,
     )
     try:
-        walked = history(start, end, options, narrow)
+        walked = history(start, end, options, narrow, merge_base_of)
         KEPT(walked)
     finally:
         progress.done()

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 
 from .links import Links
 from .markup import Safe, code, some
-from .report import GateOutcome, Report
+from .report import Bump, GateOutcome, Report, bump_order
 from .schema import (
     PackageJSON,
     ReportJSON,
@@ -19,7 +19,7 @@ from .schema import (
     StackJSON,
 )
 from .sections import SECTIONS, SectionId
-from .sentences import class_counts, explained, spack1, stack_move_rows
+from .sentences import class_counts, explained, root_rows, spack1, stack_move_rows
 from .views import (
     Attention,
     GateView,
@@ -74,7 +74,12 @@ def _loses(stack: StackJSON) -> bool:
     )
 
 
-_BUMP_RANK = {"major": 0, "minor": 1, "patch": 2, "other": 3}
+def _order(package: LabelledPackage) -> tuple[int, int]:
+    """Where a package row goes in a list of version changes (`report.bump_order`)."""
+    found = package["bump"]
+    if found is None:
+        return (2, 0)
+    return bump_order(Bump(found["from"], found["to"], found["kind"], found["size"]))
 
 
 def _multi_tag(data: ReportJSON) -> bool:
@@ -98,7 +103,7 @@ def section_rows(report: Report, data: ReportJSON) -> Rows:
     # removed, then losing, then added, then the rest; each by name (a stable sort)
     order = {"removed": 0, "added": 2, "changed": 3}
     shown = sorted(
-        (s for s in stacks if not s["whole"]),
+        stacks,
         key=lambda s: order[s["status"]] if s["status"] != "changed" or not _loses(s) else 1,
     )
     others = sorted((p for p in changed if not p["bump"]), key=lambda p: -_change_size(p))
@@ -151,7 +156,7 @@ def _attention(rows: Rows) -> Attention:
     """What the first screen names: downgrades, removals, the largest version bumps."""
     downgrades = [p for p in rows["bumps"] if p["bump"] and p["bump"]["kind"] == "downgrade"]
     upgrades = [p for p in rows["bumps"] if p["bump"] and p["bump"]["kind"] == "upgrade"]
-    upgrades.sort(key=lambda p: _BUMP_RANK[p["bump"]["size"]] if p["bump"] else 4)
+    upgrades.sort(key=_order)
     return {
         "downgrades": downgrades,
         "removed_packages": [p["label"] for p in rows["removed"]],
@@ -212,7 +217,7 @@ def markdown_context(
         "attention": _attention(rows),
         "sections": _sections(rows, limits or {}),
         "filters": [(Safe(name), list(globs)) for name, globs in report.filters.applied],
-        "root_is_total": any(s["whole"] for s in data["stacks"]),
+        "root": root_rows(report.root, multi_tag),
         "stack_moves": stack_move_rows(report.stack_moves, multi_tag),
         "spack1": spack1(report, labels),
         "added_by_class": class_counts(data["specs_by_class"], added=True),

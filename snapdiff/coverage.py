@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from typing import NamedTuple
 
-from .model import NOTHING, Page, Tally, renamed
-from .report import StackChange, StackMove
+from .model import NO_COMPILER, NOTHING, Page, Tally, renamed
+from .report import RootCount, StackChange, StackMove
 from .schema import Status
 
-__all__ = ["ROOT", "stack_coverage", "stack_moves"]
+__all__ = ["ROOT", "StackCoverage", "stack_coverage", "stack_moves"]
 
 ROOT = "root"  # the merged cache that holds every spec (SPEC section 1)
 MOVE_DIMENSIONS = {"os": 0, "target": 2, "compiler": 3}  # places in a Configuration
@@ -48,13 +48,15 @@ def _coverage(pages: Mapping[Key, Page], keys: Iterable[Key]) -> Coverage:
 
 
 def _stack_changes(same: Counter[Key], before: Coverage, after: Coverage) -> list[StackChange]:
-    """Every (tag, stack) whose spec count or package set differs.
+    """Every (tag, stack) but `root` whose spec count or package set differs.
 
     Pages both sides hold alike add the same specs and packages to both sides (`same` counts
     them), so only the pages that differ can change a stack; a package is on one page a tag.
     """
     changes = []
     for key in sorted(before.keys() | after.keys()):
+        if key[1] == ROOT:
+            continue
         old_count, old_pkgs = before.get(key, (0, set()))
         new_count, new_pkgs = after.get(key, (0, set()))
         gained, lost = tuple(sorted(new_pkgs - old_pkgs)), tuple(sorted(old_pkgs - new_pkgs))
@@ -76,22 +78,36 @@ def _totals(pages: Mapping[Key, Page], rest: Tally) -> Counter[str]:
     return totals
 
 
-def _mark_whole(
-    changes: list[StackChange], old: Mapping[Key, Page], new: Mapping[Key, Page], rest: Tally
-) -> list[StackChange]:
-    """`root` marked as the whole tag where it holds every spec of its tag on both sides (a
-    `root` added or removed with its tag stays a stack row: the tag itself came or went)."""
-    if not any(c.name == ROOT for c in changes):
-        return changes
-    totals_old, totals_new = _totals(old, rest), _totals(new, rest)
-    return [
-        dataclasses.replace(c, whole=True)
-        if c.name == ROOT
-        and c.status == "changed"
-        and (c.specs_old, c.specs_new) == (totals_old[c.tag], totals_new[c.tag])
-        else c
-        for c in changes
-    ]
+def _root_counts(
+    same: Counter[Key],
+    before: Coverage,
+    after: Coverage,
+    totals: tuple[Counter[str], Counter[str]],
+) -> list[RootCount]:
+    """`root` of every tag that has one where its spec count differs from the tag's total on a
+    side that holds the tag (SPEC section 2a: else `root` is the tag's total, the Specs row)."""
+    found = []
+    for tag in sorted(totals[0].keys() | totals[1].keys()):
+        key = (tag, ROOT)
+        if key not in same and key not in before and key not in after:
+            continue  # no `root` in this tag: nothing to say of it
+        held_old = same[key] + before.get(key, (0, set()))[0]
+        held_new = same[key] + after.get(key, (0, set()))[0]
+        total_old, total_new = totals[0][tag], totals[1][tag]
+        if (total_old and held_old != total_old) or (total_new and held_new != total_new):
+            found.append(RootCount(tag, held_old, held_new, total_old, total_new))
+    return found
+
+
+class StackCoverage(NamedTuple):
+    """What a diff says of stacks: changes, moves, `root` short of its tag, and how many stacks
+    (`root` not among them) each side holds."""
+
+    changes: list[StackChange]
+    moves: list[StackMove]
+    root: list[RootCount]
+    stacks_old: int
+    stacks_new: int
 
 
 def stack_coverage(
@@ -99,10 +115,9 @@ def stack_coverage(
     new: Mapping[Key, Page],
     differing: list[Key],
     rest: Tally = NOTHING,
-    moves: bool = True,
-) -> tuple[list[StackChange], list[StackMove], int, int]:
-    """Every stack added, removed or changed, the stacks that moved (unless `moves` is False),
-    and how many stacks each side holds.
+) -> StackCoverage:
+    """Every stack added, removed or changed, the stacks that moved,
+    `root` where it is not its tag's total, and how many stacks each side holds.
 
     `differing` lists the pages whose content differs (or that one side lacks); the others are
     equal on both sides and only counted, once, like the pages both sides hold only as counts
@@ -111,25 +126,35 @@ def stack_coverage(
     same = _counts(new, old.keys() - set(differing))
     same.update(rest.stacks)
     before, after = _coverage(old, differing), _coverage(new, differing)
-    changes = _mark_whole(_stack_changes(same, before, after), old, new, rest)
-    # a stack that an unchanged page holds keeps that page's values on both sides: no move
-    candidates = sorted((before.keys() & after.keys()) - same.keys())
-    moved = (
-        stack_moves(old, new, differing, candidates, before, after) if moves and candidates else []
+    changes = _stack_changes(same, before, after)
+    root = _root_counts(same, before, after, (_totals(old, rest), _totals(new, rest)))
+    # a stack that an unchanged page holds keeps that page's values on both sides: no move;
+    # nor does one whose packages were all replaced (its coverage tells it)
+    candidates = sorted(
+        key
+        for key in (before.keys() & after.keys()) - same.keys()
+        if key[1] != ROOT and before[key][1] & after[key][1]
     )
-    return changes, moved, len(same.keys() | before.keys()), len(same.keys() | after.keys())
+    moved = stack_moves(old, new, differing, candidates, before, after) if candidates else []
+    return StackCoverage(
+        changes,
+        moved,
+        root,
+        sum(1 for key in same.keys() | before.keys() if key[1] != ROOT),
+        sum(1 for key in same.keys() | after.keys() if key[1] != ROOT),
+    )
 
 
-Values = dict[Key, dict[str, set[str]]]  # (tag, stack) -> dimension -> values of its specs
+Values = dict[Key, dict[str, Counter[str]]]  # (tag, stack) -> dimension -> specs per value
 Written = dict[Key, dict[str, str]]  # (tag, stack) -> value -> as its pages write it
 
 
 def _values(
     pages: Mapping[Key, Page], differing: list[Key], stacks: set[Key]
 ) -> tuple[Values, Written]:
-    """Per stack of `stacks` and per dimension, the values its specs have over some pages, and
-    how those pages write their values (compilers, variants)."""
-    values: Values = {key: {d: set() for d in MOVE_DIMENSIONS} for key in stacks}
+    """Per stack of `stacks` and per dimension, how many of its specs have each value over some
+    pages, and how those pages write their values (compilers, variants)."""
+    values: Values = {key: {d: Counter() for d in MOVE_DIMENSIONS} for key in stacks}
     written: Written = {key: {} for key in stacks}
     tags = {tag for tag, _ in stacks}
     for key in differing:
@@ -144,9 +169,23 @@ def _values(
             if found is None:
                 continue
             for dimension, place in MOVE_DIMENSIONS.items():
-                found[dimension].update(str(config[place]) for config in configs)
+                for config, count in configs.items():
+                    found[dimension][str(config[place])] += count
             written[(key[0], name)].update(spelling)
     return values, written
+
+
+def _moved(
+    was: Counter[str], now: Counter[str], dimension: str
+) -> tuple[set[str], set[str], int, int] | None:
+    """The values before and after of a move along one dimension, and the specs set aside on
+    each side (no compiler on both sides, on the compiler dimension), or None for no move."""
+    aside = dimension == "compiler" and NO_COMPILER in was and NO_COMPILER in now
+    drop = {NO_COMPILER} if aside else set()
+    before, after = set(was) - drop, set(now) - drop
+    if not before or not after or before & after:
+        return None
+    return before, after, was[NO_COMPILER] if aside else 0, now[NO_COMPILER] if aside else 0
 
 
 def stack_moves(
@@ -163,20 +202,24 @@ def stack_moves(
     values_old, written_old = _values(old, differing, set(candidates))
     values_new, written_new = _values(new, differing, set(candidates))
     for key in candidates:
-        was, now = values_old[key], values_new[key]
+        spelling = written_old[key] | written_new[key]
         for dimension in MOVE_DIMENSIONS:
-            if was[dimension] and now[dimension] and not was[dimension] & now[dimension]:
-                named = was[dimension] | now[dimension] if dimension == "compiler" else set()
-                spelling = written_old[key] | written_new[key]
-                moves.append(
-                    StackMove(
-                        *key,
-                        dimension,
-                        tuple(sorted(was[dimension])),
-                        tuple(sorted(now[dimension])),
-                        before[key][0],
-                        after[key][0],
-                        renamed({c: spelling.get(c, c) for c in named}),
-                    )
+            found = _moved(values_old[key][dimension], values_new[key][dimension], dimension)
+            if found is None:
+                continue
+            was, now, aside_old, aside_new = found
+            named = was | now if dimension == "compiler" else set()
+            moves.append(
+                StackMove(
+                    *key,
+                    dimension,
+                    tuple(sorted(was)),
+                    tuple(sorted(now)),
+                    before[key][0] - aside_old,
+                    after[key][0] - aside_new,
+                    renamed({c: spelling.get(c, c) for c in named}),
+                    aside_old,
+                    aside_new,
                 )
+            )
     return moves

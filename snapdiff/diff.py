@@ -240,8 +240,8 @@ def diff_snapshots(
 ) -> Report:
     """Compare two snapshots (narrowed by the filters): every package, spec and stack changed.
 
-    describe=False leaves out the explanations (`changes`, `kept`) and the stack moves; rebuilt
-    specs still count.
+    describe=False leaves out the explanations (`changes`, `kept`); rebuilt specs still count,
+    and stack moves are still found.
     """
     filters = filters or Filters()
     if filters.applied:
@@ -284,19 +284,18 @@ def diff_snapshots(
             packages.append(change)
     if old.rest != new.rest:
         raise AssertionError("the sides of a pair hold different counted-only content")
-    stacks, moves, stacks_old, stacks_new = stack_coverage(
-        old_pages, new_pages, differing, new.rest, moves=describe
-    )
+    stacks = stack_coverage(old_pages, new_pages, differing, new.rest)
     # what the reports carry of paths and page data, on one line and valid UTF-8
     warnings = tuple(sorted({printable(w) for w in (*old.warnings, *new.warnings)}))
-    summary = _summary(packages, stacks)
+    summary = _summary(packages, stacks.changes)
     return Report(
-        _side(old, stacks_old),
-        _side(new, stacks_new),
+        _side(old, stacks.stacks_old),
+        _side(new, stacks.stacks_new),
         summary,
         tuple(packages),
-        tuple(stacks),
-        stack_moves=tuple(moves),
+        tuple(stacks.changes),
+        stack_moves=tuple(stacks.moves),
+        root=tuple(stacks.root),
         warnings=warnings,
         filters=filters,
         skipped=tuple(sorted({printable(s) for s in (*old.skipped, *new.skipped)})),

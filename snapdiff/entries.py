@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import weakref
+from collections import Counter
 from collections.abc import Iterable, Iterator, KeysView, Mapping
 
 import orjson
@@ -160,33 +161,31 @@ class Entries(Mapping[str, Entry]):
             for digest in self if other is None else self.differing(other):
                 self._parse(digest, self._texts[digest], keep=other is not None)
 
-    def _facets(self, stacks: bool) -> Iterator[tuple[Configuration, str, tuple[str, ...]]]:
-        """(configuration, version or "", stacks or ()) of every entry, repeats allowed."""
-        if self._rows is not None:
-            for *raw, last in self._rows.of(stacks):
-                config = configuration(*raw)
-                yield (config, "", text_list(last)) if stacks else (config, version_of(last), ())
-            return
-        for entry in self._read.values():
-            config = configuration_of(entry)
-            if stacks:
-                yield config, "", tuple(entry["stacks"])
-            else:
-                yield config, spec_version(entry["versions"]), ()
-
     def versions_by_configuration(self) -> dict[Configuration, set[str]]:
         """Each configuration of the entries with the versions built in it (SPEC section 2a)."""
         found: dict[Configuration, set[str]] = {}
-        for config, version, _ in self._facets(stacks=False):
-            found.setdefault(config, set()).add(version)
+        if self._rows is not None:
+            for *raw, versions in self._rows.version_facets():
+                found.setdefault(configuration(*raw), set()).add(version_of(versions))
+            return found
+        for entry in self._read.values():
+            found.setdefault(configuration_of(entry), set()).add(spec_version(entry["versions"]))
         return found
 
-    def configurations_by_stack(self) -> dict[str, set[Configuration]]:
-        """Each stack of the entries with the configurations of its specs."""
-        found: dict[str, set[Configuration]] = {}
-        for config, _, stacks in self._facets(stacks=True):
-            for stack in stacks:
-                found.setdefault(stack, set()).add(config)
+    def configurations_by_stack(self) -> dict[str, Counter[Configuration]]:
+        """Each stack of the entries with the configurations of its specs, and how many specs
+        each has."""
+        found: dict[str, Counter[Configuration]] = {}
+        if self._rows is not None:
+            for (*raw, last), count in self._rows.stack_facets().items():
+                config = configuration(*raw)
+                for stack in text_list(last):
+                    found.setdefault(stack, Counter())[config] += count
+            return found
+        for entry in self._read.values():
+            config = configuration_of(entry)
+            for stack in set(entry["stacks"]):
+                found.setdefault(stack, Counter())[config] += 1
         return found
 
     def spellings(self) -> dict[str, str]:
@@ -194,7 +193,7 @@ class Entries(Mapping[str, Entry]):
         read as `@`; Spack 1.0 writes `oneapi@X` as `intel-oneapi-compilers@X`, `name=v` as
         `name:=v`); of several ways, the last in sorted order."""
         if self._rows is not None:
-            rows = self._rows.of(stacks=False)
+            rows = self._rows.version_facets()
             compilers = {row[3].decode() for row in rows}
             variants = {v for text in {row[4] for row in rows} for v in text_list(text)}
         else:

@@ -122,10 +122,15 @@ class Rows:
 
     def __init__(self, found: list[Match]) -> None:
         self._by_versions = set(map(_CONFIG_VERSION, found))
-        self._by_stacks = set(map(_CONFIG_STACKS, found))
+        self._by_stacks = Counter(map(_CONFIG_STACKS, found))  # with how many entries each
 
-    def of(self, stacks: bool) -> set[Facet]:
-        return self._by_stacks if stacks else self._by_versions
+    def version_facets(self) -> set[Facet]:
+        """Each distinct (configuration, versions) facet."""
+        return self._by_versions
+
+    def stack_facets(self) -> Counter[Facet]:
+        """Each (configuration, stacks) facet with the number of entries that have it."""
+        return self._by_stacks
 
 
 def text_list(text: bytes) -> tuple[str, ...]:

@@ -8,8 +8,17 @@ from typing import NamedTuple
 
 from .diff import diff_snapshots
 from .model import Filters, Snapshot
-from .report import Bump, OneTag, PackageChange, StackChange, Summary, one_tag
-from .sources import LoadOptions, load_history
+from .report import (
+    Bump,
+    OneTag,
+    PackageChange,
+    StackChange,
+    StackMove,
+    Summary,
+    bump_order,
+    one_tag,
+)
+from .sources import LoadOptions, load_history, short_commit
 
 __all__ = ["Flap", "History", "PackagePath", "Step", "StepBump", "history"]
 
@@ -24,14 +33,16 @@ class StepBump(NamedTuple):
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """What one commit changed: its counts, the packages whose highest version moved, and the
-    stacks that changed (no more of its report is kept, so a long range stays small)."""
+    """What one commit changed: its counts, the packages whose highest version moved (in the
+    diff's order, `report.bump_order`), the stacks that changed and those that moved (no more
+    of its report is kept, so a long range stays small)."""
 
     commit: str  # short id
     date: str
     summary: Summary
     bumps: tuple[StepBump, ...]
     stacks: tuple[StackChange, ...]
+    moves: tuple[StackMove, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +77,9 @@ class History:
     packages: tuple[PackagePath, ...]
     flapping: tuple[Flap, ...]
     tags: tuple[str, ...] = ()  # every cache tag the range's snapshots hold
+    start_commit: str | None = None  # short ids of the ends
+    end_commit: str | None = None
+    merge_base_of: tuple[str, str] | None = None  # `A...B`: start is the merge base of A and B
 
     def changed_tags(self) -> set[str]:
         """The cache tags of every package and stack the range changed."""
@@ -86,9 +100,14 @@ def _commit(snapshot: Snapshot) -> str:
 
 
 def history(
-    start: str, end: str, options: LoadOptions | None = None, filters: Filters | None = None
+    start: str,
+    end: str,
+    options: LoadOptions | None = None,
+    filters: Filters | None = None,
+    merge_base_of: tuple[str, str] | None = None,
 ) -> History:
-    """Walk the first-parent commits after `start` up to `end`, diffing each with its parent."""
+    """Walk the first-parent commits after `start` up to `end`, diffing each with its parent
+    (`merge_base_of` names the revisions whose merge base `start` is, for the title)."""
     steps: list[Step] = []
     paths: dict[tuple[str, str], list[str]] = {}
     added: dict[tuple[str, str], str] = {}
@@ -101,8 +120,11 @@ def history(
         if not report.summary.total:
             continue  # site files, or stack order only: the catalogue did not change
         commit = _commit(after)
-        bumps = tuple(StepBump(p.tag, p.name, p.bump) for p in report.packages if p.bump)
-        steps.append(Step(commit, after.date or "", report.summary, bumps, report.stacks))
+        bumped = sorted((p for p in report.packages if p.bump), key=_bump_order)
+        bumps = tuple(StepBump(p.tag, p.name, p.bump) for p in bumped if p.bump)
+        steps.append(
+            Step(commit, after.date or "", report.summary, bumps, report.stacks, report.stack_moves)
+        )
         for p in report.packages:
             key = (p.tag, p.name)
             if p.status == "added":
@@ -120,7 +142,21 @@ def history(
         for (tag, name), path in sorted(paths.items())
     )
     flapping = flaps.found()
-    return History(start, end, tuple(reversed(steps)), packages, flapping, tuple(sorted(tags)))
+    return History(
+        start,
+        end,
+        tuple(reversed(steps)),
+        packages,
+        flapping,
+        tuple(sorted(tags)),
+        short_commit(start, options.repo if options else None),
+        short_commit(end, options.repo if options else None),
+        merge_base_of,
+    )
+
+
+def _bump_order(package: PackageChange) -> tuple[int, int]:
+    return bump_order(package.bump) if package.bump else (2, 0)
 
 
 class _Flaps:

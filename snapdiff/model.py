@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from dataclasses import dataclass
 from functools import lru_cache
@@ -85,6 +86,7 @@ class Spec(NamedTuple):
         return (self.os, self.platform, self.target, self.compiler, self.variants)
 
 
+NO_COMPILER = "none"  # the compiler of a spec whose page records none (SPEC section 2a)
 # Compilers Spack 1.0 names by package (SPEC section 2a); older pages use the short name.
 _COMPILER_PACKAGES = {"oneapi": "intel-oneapi-compilers", "clang": "llvm"}
 
@@ -185,7 +187,7 @@ class PageEntries(Protocol):
     def subset(self, digests: Iterable[str]) -> PageEntries: ...
     def check(self, other: PageEntries | None) -> None: ...
     def versions_by_configuration(self) -> dict[Configuration, set[str]]: ...
-    def configurations_by_stack(self) -> dict[str, set[Configuration]]: ...
+    def configurations_by_stack(self) -> dict[str, Counter[Configuration]]: ...
     def spellings(self) -> dict[str, str]: ...
 
 

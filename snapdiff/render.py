@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pickle  # what Jinja's cache files hold besides the code
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from contextlib import suppress
 from functools import lru_cache
 from pathlib import Path
@@ -22,6 +22,7 @@ from .markup import Safe, code, delta, finalize, html_code, number, plural, sent
 from .report import Report
 from .report_json import history_to_dict, report_to_dict
 from .sections import SECTIONS, SectionId
+from .sentences import stack_move_rows
 from .views import MarkdownContext
 
 if TYPE_CHECKING:  # `snapdiff log` only: the diff path need not import it
@@ -187,6 +188,20 @@ def render_markdown(
 # ---------------------------------------------------------------- history (snapdiff log)
 
 
+def _end(
+    name: str, commit: str | None, base_of: tuple[str, str] | None, linked: Callable[[str], Safe]
+) -> Safe:
+    """One end of a history's range: its short commit id, then what names it (the revision
+    given, or the merge base of the two `A...B` names)."""
+    if commit is None:
+        return code(name)
+    if base_of:
+        return Safe(f"{linked(commit)} (merge base of {code(base_of[0])} and {code(base_of[1])})")
+    if name.startswith(commit) or (len(name) >= 7 and commit.startswith(name)):
+        return linked(commit)  # the name is the commit id itself
+    return Safe(f"{linked(commit)} ({code(name)})")
+
+
 def render_history_markdown(
     history: History,
     template: str | None = None,
@@ -204,17 +219,21 @@ def render_history_markdown(
         p for p in data["packages"] if len(p["versions"]) > 1 or p["first_seen"] or p["last_seen"]
     ]
     several = len(history.changed_tags()) > 1
+    linked = commit_linker(links or Links())
 
     def label(tag: str, name: str) -> Safe:
         """A package or stack as one code span, `tag/name` when the changes span several tags."""
         return code(f"{tag}/{name}" if several else name)
 
     context = {
+        "start_label": _end(history.start, history.start_commit, history.merge_base_of, linked),
+        "end_label": _end(history.end, history.end_commit, None, linked),
+        "step_moves": [stack_move_rows(step.moves, several) for step in history.steps],
         "history": data,
         "packages": moved,
         "fold_after": FOLD_AFTER,
         "marker": Safe(PLACEHOLDER),
-        "commit_link": commit_linker(links or Links()),
+        "commit_link": linked,
         "charts": [Safe(chart) for chart in stack_charts(history)],  # built of safe parts
         "label": label,
         "one_tag": history.one_tag(),

@@ -21,12 +21,14 @@ __all__ = [
     "OneTag",
     "PackageChange",
     "Report",
+    "RootCount",
     "Sentence",
     "Side",
     "SpecChange",
     "StackChange",
     "StackMove",
     "Summary",
+    "bump_order",
 ]
 
 SCHEMA_VERSION = 1
@@ -53,6 +55,15 @@ class Bump:
     new: str
     kind: BumpKind
     size: BumpSize
+
+
+_SIZE_RANK = {"major": 0, "minor": 1, "patch": 2, "other": 3}
+
+
+def bump_order(bump: Bump) -> tuple[int, int]:
+    """Where a version change goes in a list of them: downgrades first, then upgrades by size
+    (major, minor, patch, other); a stable sort keeps the (tag, name) order among equals."""
+    return (0 if bump.kind == "downgrade" else 1, _SIZE_RANK[bump.size])
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,7 +168,18 @@ class StackChange:
     specs_new: int
     packages_gained: tuple[str, ...]
     packages_lost: tuple[str, ...]
-    whole: bool = False  # `root` holding every spec of its tag on both sides: the tag's total
+
+
+@dataclass(frozen=True, slots=True)
+class RootCount:
+    """`root`, the merged cache, where its spec count differs from its tag's total on a side
+    (SPEC section 2a): the only thing a report says of `root`, which is not a stack row."""
+
+    tag: str
+    specs_old: int
+    specs_new: int
+    total_old: int  # specs of the tag on each side
+    total_new: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,8 +217,10 @@ class Summary:
 
 @dataclass(frozen=True, slots=True)
 class StackMove:
-    """A stack whose specs all had values in `old` along one dimension and now all have values in
-    `new`, the two sets disjoint (SPEC section 2a)."""
+    """A stack, other than `root`, whose specs all had values in `old` along one dimension and
+    now all have values in `new`, the two sets disjoint, keeping a package on both sides (SPEC
+    section 2a). On the compiler dimension, specs with no compiler (`none`) on both sides are
+    set aside: `specs_old`, `specs_new` count the specs that moved, `no_compiler_*` the others."""
 
     tag: str
     stack: str
@@ -206,6 +230,8 @@ class StackMove:
     specs_old: int
     specs_new: int
     spellings: Spellings = ()  # compilers of `old`, `new` its pages write by another name
+    no_compiler_old: int = 0  # specs with no compiler set aside (compiler moves only)
+    no_compiler_new: int = 0
 
     def written(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """`old` and `new` as the stack's pages write them, for a reader to find there."""
@@ -252,6 +278,7 @@ class Report:
     packages: tuple[PackageChange, ...]
     stacks: tuple[StackChange, ...]
     stack_moves: tuple[StackMove, ...] = field(default=())
+    root: tuple[RootCount, ...] = field(default=())  # `root` short of its tag's total
     warnings: tuple[str, ...] = field(default=())
     filters: Filters = field(default=Filters())
     skipped: tuple[str, ...] = field(default=())  # bad pages left out: the report is incomplete

@@ -15,6 +15,7 @@ from .report import (
     GateOutcome,
     PackageChange,
     Report,
+    RootCount,
     Side,
     SpecChange,
     StackChange,
@@ -30,6 +31,7 @@ from .schema import (
     HistoryJSON,
     PackageJSON,
     ReportJSON,
+    RootJSON,
     SideJSON,
     SpecChangeJSON,
     StackJSON,
@@ -110,6 +112,18 @@ def _stack_move(move: StackMove) -> StackMoveJSON:
         "to": list(move.new),
         "specs_old": move.specs_old,
         "specs_new": move.specs_new,
+        "specs_no_compiler_old": move.no_compiler_old,
+        "specs_no_compiler_new": move.no_compiler_new,
+    }
+
+
+def _root(count: RootCount) -> RootJSON:
+    return {
+        "tag": count.tag,
+        "specs_old": count.specs_old,
+        "specs_new": count.specs_new,
+        "tag_specs_old": count.total_old,
+        "tag_specs_new": count.total_new,
     }
 
 
@@ -162,7 +176,6 @@ def _stack(change: StackChange) -> StackJSON:
         "specs_new": change.specs_new,
         "packages_gained": list(change.packages_gained),
         "packages_lost": list(change.packages_lost),
-        "whole": change.whole,
     }
 
 
@@ -176,6 +189,7 @@ def report_to_dict(report: Report) -> ReportJSON:
         "packages": [_package(p) for p in report.packages],
         "stacks": [_stack(s) for s in report.stacks],
         "stack_moves": [_stack_move(m) for m in report.stack_moves],
+        "root": [_root(r) for r in report.root],
         "specs_by_class": _classes(report),
         "warnings": list(report.warnings),
         "filters": {name: list(globs) for name, globs in report.filters.applied},
@@ -218,19 +232,27 @@ def history_to_dict(history: History) -> HistoryJSON:
     """The JSON of `snapdiff log`: steps newest first, then the range summarised."""
     steps: list[StepJSON] = []
     for step in history.steps:
-        bumps = sorted(step.bumps, key=lambda p: p.bump.kind != "downgrade")
         steps.append(
             {
                 "commit": step.commit,
                 "date": step.date,
                 "summary": _summary(step.summary),
-                "bumps": [_step_bump(p.tag, p.name, p.bump) for p in bumps],
+                "bumps": [_step_bump(p.tag, p.name, p.bump) for p in step.bumps],
                 "stacks": [_stack(s) for s in step.stacks],
+                "stack_moves": [_stack_move(m) for m in step.moves],
             }
         )
+    base = history.merge_base_of
     return {
         "schema_version": 1,
-        "range": {"start": history.start, "end": history.end, "commits": len(history.steps)},
+        "range": {
+            "start": history.start,
+            "end": history.end,
+            "commits": len(history.steps),
+            "start_commit": history.start_commit,
+            "end_commit": history.end_commit,
+            "merge_base_of": list(base) if base else None,
+        },
         "steps": steps,
         "packages": [
             {

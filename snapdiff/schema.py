@@ -17,6 +17,7 @@ __all__ = [
     "HistoryJSON",
     "PackageJSON",
     "ReportJSON",
+    "RootJSON",
     "SideJSON",
     "StackJSON",
     "StackMoveJSON",
@@ -125,7 +126,6 @@ class StackJSON(TypedDict):
     specs_new: int
     packages_gained: list[str]
     packages_lost: list[str]
-    whole: bool
 
 
 StackMoveJSON = TypedDict(
@@ -136,10 +136,24 @@ StackMoveJSON = TypedDict(
         "dimension": str,
         "from": list[str],
         "to": list[str],
+        # the specs that moved; on the compiler dimension, specs with no compiler on both
+        # sides are set aside and counted apart (0 otherwise)
         "specs_old": int,
         "specs_new": int,
+        "specs_no_compiler_old": int,
+        "specs_no_compiler_new": int,
     },
 )
+
+
+class RootJSON(TypedDict):
+    """`root` of a tag where its spec count differs from the tag's total on a side."""
+
+    tag: str
+    specs_old: int
+    specs_new: int
+    tag_specs_old: int
+    tag_specs_new: int
 
 
 class ClassCountJSON(TypedDict):
@@ -171,6 +185,7 @@ class ReportJSON(TypedDict):
     packages: list[PackageJSON]
     stacks: list[StackJSON]
     stack_moves: list[StackMoveJSON]
+    root: list[RootJSON]
     specs_by_class: dict[str, ClassCountJSON]
     warnings: list[str]
     filters: dict[str, list[str]]
@@ -190,12 +205,16 @@ class StepJSON(TypedDict):
     summary: SummaryJSON
     bumps: list[StepBumpJSON]
     stacks: list[StackJSON]
+    stack_moves: list[StackMoveJSON]
 
 
 class RangeJSON(TypedDict):
     start: str
     end: str
     commits: int
+    start_commit: str | None  # short ids of the ends
+    end_commit: str | None
+    merge_base_of: list[str] | None  # `A...B`: [A, B], whose merge base is `start`
 
 
 class HistoryPackageJSON(TypedDict):

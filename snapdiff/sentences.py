@@ -7,11 +7,18 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from .markup import Safe, Said, code
 from .model import Configuration
-from .report import Change, Report, StackMove
+from .report import Change, Report, RootCount, StackMove
 from .schema import ClassCountJSON
-from .views import Explained, Spack1, StackMoveRow
+from .views import Explained, RootRow, Spack1, StackMoveGroup, StackMoveRow
 
-__all__ = ["CONFIGS_SHOWN", "class_counts", "explained", "spack1", "stack_move_rows"]
+__all__ = [
+    "CONFIGS_SHOWN",
+    "class_counts",
+    "explained",
+    "root_rows",
+    "spack1",
+    "stack_move_rows",
+]
 
 CONFIGS_SHOWN = 5  # configurations listed under a new or dropped configurations line
 # What happened to the specs of each class of explanation (SPEC section 2a), in a summary line
@@ -116,22 +123,55 @@ def class_counts(counts: Mapping[str, ClassCountJSON], added: bool) -> list[tupl
 
 
 def stack_move_rows(moves: Sequence[StackMove], multi_tag: bool) -> list[StackMoveRow]:
-    """One row per stack that moved: its label, counts and the moves along each dimension,
-    compilers as the stack's pages write them."""
+    """One row per stack that moved: its label and its moves along each dimension, grouped by
+    the specs they are about, compilers as the stack's pages write them."""
     rows: dict[tuple[str, str], StackMoveRow] = {}
     for m in moves:
         row = rows.setdefault(
             (m.tag, m.stack),
-            {
-                "label": f"{m.tag}/{m.stack}" if multi_tag else m.stack,
+            {"label": f"{m.tag}/{m.stack}" if multi_tag else m.stack, "groups": []},
+        )
+        compiled = bool(m.no_compiler_old or m.no_compiler_new)
+        counts = (m.specs_old, m.specs_new, m.no_compiler_old, m.no_compiler_new)
+        group = next((g for g in row["groups"] if _counts(g) == (compiled, *counts)), None)
+        if group is None:
+            group = {
+                "compiled": compiled,
                 "specs_old": m.specs_old,
                 "specs_new": m.specs_new,
+                "no_compiler_old": m.no_compiler_old,
+                "no_compiler_new": m.no_compiler_new,
                 "moves": [],
-            },
-        )
+            }
+            row["groups"].append(group)
         before, after = m.written()
         # the dimension is os, target or compiler: snapdiff's own words, not data
-        row["moves"].append(
+        group["moves"].append(
             (Safe(m.dimension), _values(m.dimension, before), _values(m.dimension, after))
         )
     return list(rows.values())
+
+
+def _counts(group: StackMoveGroup) -> tuple[bool, int, int, int, int]:
+    """What makes two moves of a stack one group: the same specs."""
+    return (
+        group["compiled"],
+        group["specs_old"],
+        group["specs_new"],
+        group["no_compiler_old"],
+        group["no_compiler_new"],
+    )
+
+
+def root_rows(counts: Sequence[RootCount], multi_tag: bool) -> list[RootRow]:
+    """`root` where it is not its tag's total: the counts that say so."""
+    return [
+        {
+            "tag": r.tag if multi_tag else None,
+            "specs_old": r.specs_old,
+            "specs_new": r.specs_new,
+            "tag_specs_old": r.total_old,
+            "tag_specs_new": r.total_new,
+        }
+        for r in counts
+    ]

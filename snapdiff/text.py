@@ -64,19 +64,43 @@ def _values(dimension: str, values: Iterable[str]) -> str:
     )
 
 
+def _specs(old: int, new: int) -> str:
+    """`old → new specs`, or `new specs` when the count did not change."""
+    count = f"{old:,} → {new:,}" if old != new else f"{new:,}"
+    return f"{count} spec{'' if new == 1 else 's'}"
+
+
 def _moves(moves: Iterable[StackMove], multi: bool) -> list[str]:
-    """One line per stack that moved, its moves along each dimension together."""
-    said: dict[tuple[str, str], list[str]] = {}
-    counts: dict[tuple[str, str], str] = {}
+    """One line per stack that moved, its moves over the same specs together; specs with no
+    compiler, set aside from a compiler move, counted apart."""
+    said: dict[tuple[str, str], dict[tuple[int, int, int, int], list[str]]] = {}
     for m in moves:
         before, after = m.written()
         moved = f"{m.dimension} {_values(m.dimension, before)} → {_values(m.dimension, after)}"
-        said.setdefault((m.tag, m.stack), []).append(moved)
-        counts[(m.tag, m.stack)] = f" ({m.specs_old:,} → {m.specs_new:,} specs)"
+        counts = (m.specs_old, m.specs_new, m.no_compiler_old, m.no_compiler_new)
+        said.setdefault((m.tag, m.stack), {}).setdefault(counts, []).append(moved)
+    lines = []
+    for (tag, stack), groups in said.items():
+        parts = []
+        for (old, new, aside_old, aside_new), said_moves in groups.items():
+            text = f"{'; '.join(said_moves)} ({old:,} → {new:,} specs"
+            if aside_old or aside_new:
+                aside = _specs(aside_old, aside_new)
+                parts.append(f"every compiled spec: {text}; {aside} with no compiler)")
+            else:
+                parts.append(f"{text})")
+        lines.append(printable(f"{f'{tag}/{stack}' if multi else stack}: {'; '.join(parts)}"))
+    return lines
+
+
+def _root(report: Report, multi: bool) -> list[str]:
+    """`root` where it does not hold every spec of its tag."""
     return [
-        printable(f"{f'{tag}/{stack}' if multi else stack}: {'; '.join(moved)}")
-        + counts[(tag, stack)]
-        for (tag, stack), moved in said.items()
+        printable(
+            f"root{f' of {r.tag}' if multi else ''} holds {r.specs_new:,} of the "
+            f"{r.total_new:,} specs ({r.specs_old:,} of {r.total_old:,} before)"
+        )
+        for r in report.root
     ]
 
 
@@ -114,4 +138,5 @@ def render_text(report: Report, colour: bool = False) -> str:
     out.group("stacks removed", _RED, stacks["removed"])
     out.group("stacks added", _GREEN, stacks["added"])
     out.group("stacks moved", _YELLOW, _moves(report.stack_moves, multi))
+    out.group("root not the tag's total", _YELLOW, _root(report, multi))
     return "\n".join(out.lines) + "\n"

@@ -17,11 +17,13 @@ __all__ = [
     "LabelledPackage",
     "LabelledStack",
     "MarkdownContext",
+    "RootRow",
     "RowT",
     "Rows",
     "SectionView",
     "Sections",
     "Spack1",
+    "StackMoveGroup",
     "StackMoveRow",
 ]
 
@@ -47,13 +49,35 @@ class Explained(TypedDict):
     spack1: bool
 
 
-class StackMoveRow(TypedDict):
-    """One stack that moved, with each dimension as (name, values before, values after)."""
+class StackMoveGroup(TypedDict):
+    """A stack's moves over the same specs, each as (dimension, values before, values after):
+    every spec, or every compiled spec when specs with no compiler are set aside (`compiled`),
+    counted apart (`no_compiler_old`, `no_compiler_new`)."""
 
-    label: str
+    compiled: bool
     specs_old: int
     specs_new: int
+    no_compiler_old: int
+    no_compiler_new: int
     moves: list[tuple[Safe, Safe, Safe]]
+
+
+class StackMoveRow(TypedDict):
+    """One stack that moved: its label and its moves, grouped by the specs they are about."""
+
+    label: str
+    groups: list[StackMoveGroup]
+
+
+class RootRow(TypedDict):
+    """`root` of a tag where its spec count differs from the tag's total (`tag` None when the
+    report is about one tag)."""
+
+    tag: str | None
+    specs_old: int
+    specs_new: int
+    tag_specs_old: int
+    tag_specs_new: int
 
 
 class Spack1(TypedDict):
@@ -147,7 +171,7 @@ class MarkdownContext(TypedDict):
     attention: Attention
     sections: Sections
     filters: list[tuple[Safe, list[str]]]
-    root_is_total: bool
+    root: list[RootRow]
     stack_moves: list[StackMoveRow]
     spack1: Spack1 | None
     added_by_class: list[tuple[int, Safe]]

@@ -134,6 +134,29 @@ def hostile_names() -> None:
     )
 
 
+def stack_replaced() -> None:
+    """Real pages: `e4s-oneapi` held only py-build before and only py-mpi4py after (issue 26)."""
+    root = fresh("stack-replaced")
+    copy_real([p for p in HISTORY if load_real(p)[0] == "py-build"], root / "old")
+    copy_real([p for p in SEEDS if load_real(p)[0] == "py-mpi4py"], root / "new")
+
+
+def root_partial() -> None:
+    """The real py-build page; in `new` one spec left `root` (modified), and the same page under
+    a new tag v0.23.0 (modified: its tag), whose `root` is no stack row."""
+    root = fresh("root-partial")
+    build = next(p for p in SEEDS if load_real(p)[0] == "py-build")
+    copy_real([build], root / "old")
+
+    def leave_root(details: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        first = dict(details[0], stacks=[s for s in details[0]["stacks"] if s != "root"])
+        return [first, *details[1:]]
+
+    rewrite_real(build, root / "new", leave_root)
+    _, _, _, details = load_real(build)
+    write_page(root / "new", "py-build", details, tag="v0.23.0")
+
+
 if __name__ == "__main__":
     for make in (
         real_v1_v2,
@@ -144,5 +167,7 @@ if __name__ == "__main__":
         release_to_release,
         many_packages,
         hostile_names,
+        stack_replaced,
+        root_partial,
     ):
         make()

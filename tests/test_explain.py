@@ -426,6 +426,8 @@ def test_a_stack_whose_specs_all_move_to_a_new_os_is_a_stack_move(tmp_path: Path
             "to": ["ubuntu26.04"],
             "specs_old": count,
             "specs_new": count,
+            "specs_no_compiler_old": 0,
+            "specs_no_compiler_new": 0,
         }
     ]
     markdown = render_markdown(run(tmp_path, {}, {}))
@@ -436,14 +438,25 @@ def test_a_stack_whose_specs_all_move_to_a_new_os_is_a_stack_move(tmp_path: Path
 
 
 def test_root_is_the_total_not_a_stack_row(tmp_path: Path) -> None:
+    """`root` is never a stack row nor counted as a stack; where it does not hold every spec of
+    its tag, one sentence says so with the counts."""
     old = [spec("a", "1.0", ("e4s", "root"))]
     new = [spec("a", "1.0", ("e4s", "root")), spec("b", "1.1", ("e4s", "root"))]
-    markdown = render_markdown(run(tmp_path, {"x": old}, {"x": new}))
-    assert "| `e4s` | 1 → 2 |" in markdown
-    assert "| `root` |" not in markdown and "Stacks count `root`" in markdown
+    report = run(tmp_path, {"x": old}, {"x": new})
+    markdown = render_markdown(report)
+    assert "| `e4s` | 1 → 2 |" in markdown and "| `root` |" not in markdown
+    assert (report.summary.stacks_changed, report.old.stacks, report.root) == (1, 1, ())
+    assert "does not hold every spec" not in markdown
     partial = [spec("c", "1.2", ("e4s",))]  # root no longer holds every spec
-    markdown = render_markdown(run(tmp_path / "2", {"x": old}, {"x": new + partial}))
-    assert "| `root` | 1 → 2 |" in markdown
+    report = run(tmp_path / "2", {"x": old}, {"x": new + partial})
+    markdown = render_markdown(report)
+    assert "| `root` |" not in markdown and report.summary.stacks_changed == 1
+    said = "`root`, the merged cache, does not hold every spec: 2 of the 3 specs, 1 of 1 before."
+    assert said in markdown.split("### ")[0]  # on the first screen
+    assert as_json(report)["root"] == [
+        {"tag": "develop", "specs_old": 1, "specs_new": 2, "tag_specs_old": 1, "tag_specs_new": 3}
+    ]
+    assert "root holds 2 of the 3 specs (1 of 1 before)" in render_text(report)
 
 
 def test_the_spack_1_compiler_move_is_said_once(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from gitrepo import commit, git, new_repo, place
+from gitrepo import commit, forked_repo, git, new_repo, place
 from hypothesis import given
 from hypothesis import strategies as st
 from pagegen import HISTORY, SEEDS, spec, write_page
@@ -238,3 +238,69 @@ def test_a_history_of_several_tags_says_where_its_changes_are(
     assert "Every change is in" not in out and "Counts are per cache tag" in out
     assert "- `develop/zlib` `1.3.1` → `1.4`" in out and "- `v0.23.1/zlib` `1.3` → `1.3.2`" in out
     assert "| `develop/zlib` | `1.3` → `1.3.1` → `1.4` |" in out
+
+
+# ---------------------------------------------------------------- issue 26: the log's wording
+
+
+def _newest_pages_step(markdown: str) -> str:
+    """The Markdown of the commit that brought the newest pages (2025-04-02)."""
+    return next(s for s in markdown.split("#### ") if "2025-04-02" in s.split("\n")[0])
+
+
+def test_a_step_lists_bumps_then_stacks_apart_with_moves(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["log", "base..HEAD", "--repo", str(repo)]) == 0
+    step = _newest_pages_step(capsys.readouterr().out)
+    bumps, _, stacks = step.partition("\nStacks:\n\n")
+    assert "\nVersion changes:\n\n- `" in bumps  # a paragraph between the two lists
+    assert stacks.startswith("- `e4s-aarch64` disappeared (4 specs)\n")
+    assert "disappeared" not in bumps
+    said = "- `e4s-oneapi` moved, every spec: compiler `oneapi@2023.2.0`, `oneapi@2024.0.0`, "
+    said += "`oneapi@2024.2.0` → `intel-oneapi-compilers@2025.1.0` (13 → 10 specs)\n"
+    assert said in stacks
+    data = log(repo, capsys)
+    (newest,) = [s for s in data["steps"] if s["date"].startswith("2025-04-02")]
+    assert {m["stack"] for m in newest["stack_moves"]} >= {"e4s-oneapi", "ml-linux-x86_64-cpu"}
+
+
+def test_a_step_s_bumps_are_in_the_diff_s_order(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Downgrades first, then by size (`report.bump_order`), as the diff's first screen."""
+    newest = git(repo, "rev-list", "-1", "--before=2025-04-02T12:00:00+0000", "main")
+    assert main(["--repo", str(repo), f"{newest}~1", newest]) == 0
+    first_screen = capsys.readouterr().out.split("<details>")[0]
+    (line,) = [x for x in first_screen.splitlines() if x.startswith("- **Largest version")]
+    diff_order = re.findall(r"`(py-[\w-]+)`", line)
+    assert diff_order != sorted(diff_order)  # by size, not by name
+    step = _newest_pages_step(_log_markdown(repo, capsys))
+    assert re.findall(r"^- `(py-[\w-]+)` `", step, re.MULTILINE) == diff_order
+    data = log(repo, capsys)
+    (json_step,) = [s for s in data["steps"] if s["date"].startswith("2025-04-02")]
+    assert [b["name"] for b in json_step["bumps"]] == diff_order
+
+
+def _log_markdown(repo: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> str:
+    assert main(["log", *(argv or ("base..HEAD",)), "--repo", str(repo)]) == 0
+    return capsys.readouterr().out
+
+
+def test_a_range_title_shows_both_ends_as_short_ids(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, head = (git(repo, "rev-parse", "--short", r) for r in ("base", "HEAD"))
+    title = _log_markdown(repo, capsys).splitlines()[1]
+    assert title == f"## Catalogue history: `{base}` (`base`) → `{head}` (`HEAD`)"
+    forked = forked_repo(tmp_path / "forked")
+    fork = git(forked, "rev-parse", "--short", "main~3")
+    tip = git(forked, "rev-parse", "--short", "branch")
+    title = _log_markdown(forked, capsys, "main...branch").splitlines()[1]
+    assert title == (
+        f"## Catalogue history: `{fork}` (merge base of `main` and `branch`) → `{tip}` (`branch`)"
+    )
+    assert main(["log", "main...branch", "--repo", str(forked), "--format", "json"]) == 0
+    found = json.loads(capsys.readouterr().out)["range"]
+    assert (found["start_commit"], found["end_commit"]) == (fork, tip)
+    assert found["merge_base_of"] == ["main", "branch"]

@@ -22,6 +22,7 @@ __all__ = [
     "load_pair",
     "load_snapshot",
     "merge_base",
+    "short_commit",
 ]
 
 
@@ -179,6 +180,13 @@ def merge_base(one: str, other: str, repo: str | None = None) -> str:
     with opened() as repos:
         found = repos.setdefault(repo or ".", GitRepo(repo or "."))
         return found.merge_base(one, other)
+
+
+def short_commit(rev: str, repo: str | None = None) -> str | None:
+    """The short id of the commit a revision names (None for a tree that is no commit)."""
+    with opened() as repos:
+        found = repos.setdefault(repo or ".", GitRepo(repo or "."))
+        return found.resolve(rev).commit
 
 
 def load_snapshot(arg: str, options: LoadOptions | None = None) -> Snapshot:
