@@ -36,12 +36,13 @@ def one_line(text: str) -> str:
 
 class Said(TypedDict):
     """A sentence: words with `{}` slots, the values from the data that fill them, and the
-    configurations it is about when the words cannot name them (with how many more)."""
+    configurations it is about when the words cannot name them (with how many more were cut,
+    per platform: `(count, platform)`)."""
 
     words: str
     values: tuple[str, ...]
     configurations: list[Safe]
-    more: int
+    more: list[tuple[int, Safe]]
 
 
 class Safe(Markup):

@@ -217,25 +217,46 @@ def _check_migration(
     so: set[str],
     sn: set[str],
 ) -> list[str]:
+    """One to one along one or two dimensions, or many to one (one to many) along one: every
+    configuration equal outside the dimensions, every value before differing from every value
+    after, and nothing else of the package equal to them outside the dimensions."""
     dims = [DIMS[d] for d in r["dimensions"]]
-    if not dims or len(olds) != len(news) or not olds:
-        return ["a migration needs dimensions and as many configurations on each side"]
+    if not dims or not olds or not news:
+        return ["a migration needs dimensions and configurations on each side"]
+    if len(olds) != len(news) and (len(dims) != 1 or r["dimensions"] == ["variants"]):
+        return ["many to one only along one dimension other than variants"]
     errors = []
-    before = {tuple(c[d] for d in dims) for c in olds}
-    after = {tuple(c[d] for d in dims) for c in news}
-    if len(before) != 1 or len(after) != 1:
-        errors.append("a migration moves one set of values to one other")
-    (a,), (b,) = before or {()}, after or {()}
-    if any(x == y for x, y in zip(a, b, strict=False)):
+
+    def rest(c: Config) -> tuple[Any, ...]:
+        return tuple(None if i in dims else v for i, v in enumerate(c))
+
+    groups: dict[tuple[Any, ...], tuple[list[Config], list[Config]]] = defaultdict(lambda: ([], []))
+    for c in olds:
+        groups[rest(c)][0].append(c)
+    for c in news:
+        groups[rest(c)][1].append(c)
+    for key, (before, after) in groups.items():
+        if not before or not after:
+            errors.append(f"configurations do not match outside the dimensions: {key}")
+        elif len(before) > 1 and len(after) > 1:
+            errors.append(f"many to many is no migration: {key}")
+        dropped = [c for c in p.v_old if c not in p.v_new and rest(c) == key]
+        came = [c for c in p.v_new if c not in p.v_old and rest(c) == key]
+        if sorted(dropped) != sorted(before) or sorted(came) != sorted(after):
+            errors.append(f"other configurations equal outside the dimensions: {key}")
+    values_before = {tuple(c[d] for d in dims) for c in olds}
+    values_after = {tuple(c[d] for d in dims) for c in news}
+    if len(values_before) * len(values_after) != max(len(values_before), len(values_after)):
+        errors.append("a migration moves values to one value, or one value to values")
+    if any(x == y for a in values_before for b in values_after for x, y in zip(a, b, strict=True)):
         errors.append("a value did not change along a dimension named")
+    for key, (before, after) in groups.items():
+        mine = ({tuple(c[d] for d in dims) for c in cs} for cs in (before, after))
+        if (next(mine), next(mine)) != (values_before, values_after):
+            errors.append(f"configurations moved otherwise than the others: {key}")
     for c in olds:
         if c not in p.v_old or c in p.v_new:
             errors.append(f"{c} is not dropped")
-        moved = list(c)
-        for d, value in zip(dims, b, strict=False):
-            moved[d] = value
-        if tuple(moved) not in news:
-            errors.append(f"{c} moved is not among the new configurations")
     for c in news:
         if c not in p.v_new or c in p.v_old:
             errors.append(f"{c} is not new")
@@ -243,6 +264,10 @@ def _check_migration(
         errors.append("removed specs are not those of the dropped configurations")
     if sn != set().union(*(p.specs("new", c) for c in news)):
         errors.append("added specs are not those of the new configurations")
+    if set(r["versions_old"]) != {p.removed[h][1] for h in so}:
+        errors.append("versions_old are not the versions of the removed specs")
+    if set(r["versions_new"]) != {p.added[h][1] for h in sn}:
+        errors.append("versions_new are not the versions of the added specs")
     return errors
 
 
@@ -288,7 +313,8 @@ def _check_text(r: dict[str, Any], p: Package) -> list[str]:
         if kind not in ("migration",) and version not in text:
             return [f"version {version} not said: {text}"]
     patterns = {
-        "rebuilt": rf"^rebuilt at \S+ in .*: {n_new:,} specs? with new hashes$",
+        "rebuilt": rf"^rebuilt at \S+ in .*: {n_new:,} "
+        + ("spec with a new hash$" if n_new == 1 else "specs with new hashes$"),
         "upgrade": rf"^\S+ → \S+ in .*: {n_old:,} → {n_new:,} specs?$",
         "downgrade": rf"^\S+ → \S+ \(downgrade\) in .*: {n_old:,} → {n_new:,} specs?$",
         "version-retired": rf"^\S+ retired in .*: {n_old:,} specs?$",
@@ -299,14 +325,61 @@ def _check_text(r: dict[str, Any], p: Package) -> list[str]:
         r"configurations? \(.*\)$",
         "dropped-configuration": rf"^{n_old:,} specs? in {len(r['configurations_old']):,} "
         r"dropped configurations? \(.*\)$",
-        "migration": rf": {len(r['configurations_old']):,} configurations?, "
-        rf"{n_old:,} → {n_new:,} specs?$",
+        "migration": rf": {_configurations(r)}, {n_old:,} → {n_new:,} specs?"
+        rf"{re.escape(_versions_moved(r))}$",
     }
     if not re.search(patterns[kind], text):
         return [f"text does not say the record: {text}"]
-    if kind in ("new-configuration", "dropped-configuration", "migration"):
+    if kind == "migration":
+        return _check_values_said(text, r)
+    if kind in ("new-configuration", "dropped-configuration"):
         return []
     return _check_where(text, r, p)
+
+
+def _configurations(r: dict[str, Any]) -> str:
+    """How a migration sentence counts its configurations: "3 configurations", "2
+    configurations → 1"."""
+    n_old, n_new = len(r["configurations_old"]), len(r["configurations_new"])
+    said = f"{n_old:,} configuration{'s' if n_old != 1 else ''}"
+    return said if n_old == n_new else f"{said} → {n_new:,}"
+
+
+def _versions_moved(r: dict[str, Any]) -> str:
+    """What a migration sentence must say of versions: those on one side only (nothing when
+    both sides have the same versions)."""
+    gone = sorted(set(r["versions_old"]) - set(r["versions_new"]), key=vkey)
+    came = sorted(set(r["versions_new"]) - set(r["versions_old"]), key=vkey)
+    if gone and came:
+        return f"; versions {', '.join(gone)} → {', '.join(came)}"
+    if came:
+        return f"; new version{'s' if len(came) > 1 else ''} {', '.join(came)}"
+    if gone:
+        return f"; version{'s' if len(gone) > 1 else ''} {', '.join(gone)} no longer built"
+    return ""
+
+
+def _said_value(text: str, dimension: str) -> str:
+    value = "none" if text == "no compiler (none)" else text
+    return compiler(value) if dimension == "compiler" else value
+
+
+def _check_values_said(text: str, r: dict[str, Any]) -> list[str]:
+    """Each dimension's values before and after, as the sentence says them (compilers compared
+    normalised, as the pages may spell them otherwise)."""
+    errors = []
+    for dimension in r["dimensions"]:
+        if dimension == "variants":
+            continue
+        m = re.search(rf" {dimension} (.+?) → (.+?)(?: and |: )", text)
+        if m is None:
+            errors.append(f"{dimension} not said: {text}")
+            continue
+        for said, side in ((m[1], "configurations_old"), (m[2], "configurations_new")):
+            values = {_said_value(v, dimension) for v in said.split(", ")}
+            if values != {c[dimension] for c in r[side]}:
+                errors.append(f"{dimension} values said {sorted(values)} are not the record's")
+    return errors
 
 
 def check_report(report: Mapping[str, Any], old_root: Path, new_root: Path) -> list[str]:

@@ -111,9 +111,9 @@ def test_rebuild_count_matches_a_naive_count_on_real_pages() -> None:
         (
             "py-mpi4py",
             "58 specs in 6 new configurations",
-            "25 specs in 2 new configurations (4.0.1)",
+            "15 specs in 1 new configuration (4.0.1)",
         ),
-        ("py-mpi4py", "61 specs in 11 dropped", "48 specs in 8 dropped configurations (3.1.5)"),
+        ("py-mpi4py", "61 specs in 11 dropped", "33 specs in 6 dropped configurations (3.1.5)"),
         (
             "py-mpi4py",
             "os rhel8 → ubuntu24.04",
@@ -123,7 +123,8 @@ def test_rebuild_count_matches_a_naive_count_on_real_pages() -> None:
             "py-mpi4py",
             "ventura → sequoia (4 specs)",
             "darwin os ventura → sequoia and compiler "
-            "apple-clang@15.0.0 → apple-clang@16.0.0: 1 configuration, 5 → 4 specs",
+            "apple-clang@15.0.0 → apple-clang@16.0.0: 1 configuration, 5 → 4 specs; "
+            "versions 3.1.5 → 4.0.1",
         ),
         (
             "py-ml-dtypes",
@@ -134,6 +135,31 @@ def test_rebuild_count_matches_a_naive_count_on_real_pages() -> None:
             "py-ml-dtypes",
             "gcc@11.3.0 → gcc@13.2.0",
             "rebuilt at 0.3.1 in 2 linux configurations: 11 specs with new hashes",
+        ),
+        (
+            "py-mpi4py",
+            "25 specs in 2 new configurations",
+            "linux compiler gcc@11.3.0, oneapi@2024.0.0 → intel-oneapi-compilers@2025.1.0: "
+            "2 configurations → 1, 15 → 10 specs; versions 3.1.5 → 4.0.1",
+        ),
+        (
+            "py-build",
+            "52 specs in 3 new configurations",
+            "linux compiler gcc@11.4.0, oneapi@2024.2.0 → no compiler (none): "
+            "2 configurations → 1, 11 → 18 specs; new version 1.2.2",
+        ),
+        (
+            "py-jax",
+            "nothing else",
+            "linux compiler gcc@11.4.0 → no compiler (none): 1 configuration, 55 → 7 specs; "
+            "versions 0.4.23, 0.4.31 → 0.4.38",
+        ),
+        (
+            "py-keras",
+            "os ubuntu22.04 → ubuntu24.04 and compiler gcc@11.4.0 → no compiler (none): "
+            "3 configurations, 57 → 65 specs\n",
+            "linux os ubuntu22.04 → ubuntu24.04 and compiler gcc@11.4.0 → no compiler (none): "
+            "3 configurations, 57 → 65 specs; versions 3.0.4, 3.0.5, 3.1.0 → 3.9.2",
         ),
         (
             "py-jax",
@@ -446,13 +472,23 @@ def test_root_is_the_total_not_a_stack_row(tmp_path: Path) -> None:
     assert "| `root` | 1 → 2 |" in markdown
 
 
-def test_the_spack_1_compiler_move_is_said_once(tmp_path: Path) -> None:
-    old = {n: [spec(f"{n}1", "1.0", compiler="gcc@11.4.0")] for n in ("py-a", "py-b")}
-    new = {n: [spec(f"{n}2", "1.0", compiler="none")] for n in ("py-a", "py-b")}
+def test_the_move_to_no_compiler_is_summed_once_and_said_per_package(tmp_path: Path) -> None:
+    """The note names every package it is about, gives no reason (`none` says only that the
+    page records no compiler), and each package still says its own move."""
+    old = {n: [spec(f"{n}1", "1.0", compiler="gcc@11.4.0")] for n in ("alpgen", "py-b")}
+    new = {n: [spec(f"{n}2", "1.0", compiler="none")] for n in ("alpgen", "py-b")}
+    old["py-c"] = [spec("c1", "1.0", compiler="gcc@11.4.0")]
+    new["py-c"] = [spec("c2", "1.1", compiler="none", os="ubuntu24.04")]
     markdown = render_markdown(run(tmp_path, old, new))
-    assert "in 2 packages (`py-a`, `py-b`), 2 configurations moved from a compiler" in markdown
+    assert (
+        "From a compiler to no compiler (`none`): 3 configurations of 3 packages (`alpgen`, "
+        "`py-b`, `py-c`), 3 → 3 specs (1 of those configurations moved along another "
+        "dimension too). `none` says only that the page records no compiler for a spec"
+    ) in markdown
+    assert "pure" not in markdown and "nothing else" not in markdown
     per_package = markdown.split("package by package")[1]
-    assert "gcc@11.4.0" not in per_package and "`none`" not in per_package
+    assert per_package.count("compiler `gcc@11.4.0` → no compiler (`none`)") == 3
+    assert "os `ubuntu22.04` → `ubuntu24.04` and compiler `gcc@11.4.0` → no compiler" in per_package
 
 
 def test_a_field_change_prints_the_variant_as_the_page_writes_it(tmp_path: Path) -> None:
