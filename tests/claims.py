@@ -240,8 +240,10 @@ def _check_migration(
             errors.append(f"configurations do not match outside the dimensions: {key}")
         elif len(before) > 1 and len(after) > 1:
             errors.append(f"many to many is no migration: {key}")
-        dropped = [c for c in p.v_old if c not in p.v_new and rest(c) == key]
-        came = [c for c in p.v_new if c not in p.v_old and rest(c) == key]
+        # configurations one side lacks that hold removed (added) specs: one whose specs all
+        # moved from another page holds none, and is not a new configuration of this package
+        dropped = [c for c in p.v_old if c not in p.v_new and rest(c) == key and p.specs("old", c)]
+        came = [c for c in p.v_new if c not in p.v_old and rest(c) == key and p.specs("new", c)]
         if sorted(dropped) != sorted(before) or sorted(came) != sorted(after):
             errors.append(f"other configurations equal outside the dimensions: {key}")
     values_before = {tuple(c[d] for d in dims) for c in olds}
