@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from .classify import Facts, Side
 from .migrations import dimension_value
@@ -18,7 +18,7 @@ from .model import Configuration
 from .report import Change, ChangeClass, Sentence
 from .versions import versions_of
 
-__all__ = ["describe", "merge"]
+__all__ = ["describe", "merge", "variant_sentence"]
 
 _WHOLE = ("new-configuration", "dropped-configuration")
 # The order a package's records are said in: what a release engineer acts on first.
@@ -216,3 +216,21 @@ def describe(facts: Facts, old: Side, new: Side, spelling: Mapping[str, str]) ->
         dataclasses.replace(change, sentence=_sentence(change, old, new, spelling))
         for change in merge(facts)
     )
+
+
+def variant_sentence(
+    added: Sequence[str], removed: Sequence[str], spelling: Mapping[str, str]
+) -> Sentence | None:
+    """ "variant values new: `~asan`, `amdgpu_target=auto`; gone: `patches=5c7a3c0`": the
+    package's variant tokens on one side only, as its pages write them; None when there are
+    none."""
+    if not (added or removed):
+        return None
+    said = _Words()
+    plural = "s" if len(added) + len(removed) > 1 else ""
+    for index, (word, values) in enumerate((("new", added), ("gone", removed))):
+        if values:
+            said.say("; " if index and added else f"variant value{plural} ")
+            slots = ", ".join("{}" for _ in values)
+            said.say(f"{word}: {slots}", *(spelling.get(v, v) for v in values))
+    return said.sentence()

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from .markup import Safe, Said, code
+from .claims import variant_sentence
+from .markup import Safe, Said, Unlisted, code
 from .model import Configuration
 from .report import Change, Report, StackMove
 from .schema import ClassCountJSON
@@ -22,6 +23,7 @@ __all__ = [
     "to_no_compiler",
 ]
 
+_UNLISTED: Unlisted = {"configurations": [], "more": []}  # a sentence that lists nothing
 CONFIGS_SHOWN = 5  # configurations listed under a new or dropped configurations line
 # What happened to the specs of each class of explanation (SPEC section 2a), in a summary line
 ADDED_WORDS = {
@@ -128,10 +130,10 @@ def explained(report: Report, labels: Mapping[tuple[str, str], str]) -> list[Exp
     for p in report.packages:
         spelling = dict(p.spellings)
         said = [_said(c, spelling) for c in p.changes]
-        said += [
-            {"words": words, "values": values, "configurations": [], "more": []}
-            for words, values in p.kept
-        ]
+        variants = variant_sentence(p.variants_added, p.variants_removed, spelling)
+        if variants is not None:
+            said.insert(0, {"words": variants.words, "values": variants.values, **_UNLISTED})
+        said += [{"words": words, "values": values, **_UNLISTED} for words, values in p.kept]
         if p.status == "changed" and (said or p.changes):
             rows.append(
                 {

@@ -9,11 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .claims import variant_sentence
 from .errors import printable
-from .report import PackageChange, Report, StackChange, StackMove
+from .model import Configuration
+from .report import Change, PackageChange, Report, StackChange, StackMove
+from .sentences import cut, spack1
 
 __all__ = ["render_text"]
 
+CHANGED_LEGEND = (
+    "~ changed: a package with a spec added, removed or changed; a spec kept (same hash) whose "
+    "stacks or fields changed; a stack whose spec count or packages changed"
+)
 _RED, _GREEN, _YELLOW, _BOLD, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[1m", "\x1b[0m"
 
 
@@ -80,6 +87,55 @@ def _moves(moves: Iterable[StackMove], multi: bool) -> list[str]:
     ]
 
 
+def _configuration(config: Configuration, spelling: dict[str, str]) -> str:
+    os_, platform, target, compiler, variants = config
+    written = spelling.get(compiler, compiler)
+    parts = [os_, target, "no compiler (none)" if written == "none" else written]
+    return " ".join([*parts, *(spelling.get(v, v) for v in variants), f"({platform})"])
+
+
+def _change_lines(change: Change, spelling: dict[str, str]) -> list[str]:
+    """A record's sentence, then the configurations it lists, cut as the Markdown cuts them."""
+    lines = [f"  - {change.sentence.plain()}"]
+    if change.kind in ("new-configuration", "dropped-configuration"):
+        shown, more = cut(change.configurations_new or change.configurations_old)
+        lines += [f"      {_configuration(c, spelling)}" for c in shown]
+        lines += [f"      … and {n:,} more {platform}" for n, platform in more]
+    return lines
+
+
+def _explanations(report: Report, multi: bool) -> list[str]:
+    """The note on the move to no compiler, then each changed package's sentences."""
+    lines: list[str] = []
+    labels = {(p.tag, p.name): _name(p, multi) for p in report.packages}
+    note = spack1(report, labels)
+    if note:
+        n, k = note["configurations"], len(note["packages"])
+        lines.append(
+            f"from a compiler to no compiler (none): {n:,} configuration{'s' * (n != 1)} of "
+            f"{k:,} package{'s' * (k != 1)} ({', '.join(note['packages'])}), "
+            f"{note['specs_old']:,} → {note['specs_new']:,} spec{'s' * (note['specs_new'] != 1)}"
+            + (
+                f" ({note['with_other_moves']:,} of those configurations moved along another "
+                "dimension too)"
+                if note["with_other_moves"]
+                else ""
+            )
+            + "; none says only that the page records no compiler for a spec"
+        )
+    for p in report.packages:
+        spelling = dict(p.spellings)
+        said = [f"  - {line.plain()}" for line in p.kept]
+        variants = variant_sentence(p.variants_added, p.variants_removed, spelling)
+        if variants is not None:
+            said.insert(0, f"  - {variants.plain()}")
+        for change in p.changes:
+            said += _change_lines(change, spelling)
+        if p.status == "changed" and said:
+            lines += [f"{labels[(p.tag, p.name)]}", *said]
+    return [printable(line) for line in lines]
+
+
 def render_text(report: Report, colour: bool = False) -> str:
     """The report as a few lines for a terminal (ANSI colours when `colour`)."""
     out = _Out(colour)
@@ -99,6 +155,7 @@ def render_text(report: Report, colour: bool = False) -> str:
     if report.tags_counted():
         out.lines.append(f"counted per cache tag ({report.tags_counted():,} tags)")
     out.lines += _counts(report)
+    out.lines.append(CHANGED_LEGEND)
     out.group("downgrades", _RED, _bumps(report.packages, "downgrade", multi))
     out.group("upgrades", _GREEN, _bumps(report.packages, "upgrade", multi))
     status: dict[str, list[str]] = {"removed": [], "added": []}
@@ -114,4 +171,8 @@ def render_text(report: Report, colour: bool = False) -> str:
     out.group("stacks removed", _RED, stacks["removed"])
     out.group("stacks added", _GREEN, stacks["added"])
     out.group("stacks moved", _YELLOW, _moves(report.stack_moves, multi))
+    explained = _explanations(report, multi)
+    if explained:
+        out.lines += ["", out.paint("why specs were added and removed", _BOLD)]
+        out.lines += [f"  {line}" for line in explained]
     return "\n".join(out.lines) + "\n"

@@ -109,6 +109,7 @@ class Package:
     added: dict[str, tuple[Config, str]]
     v_old: dict[Config, set[str]]
     v_new: dict[Config, set[str]]
+    migrated: set[Config] = field(default_factory=set)  # in the package's migration records
 
     def at(self, hashes: list[str], side: str) -> dict[str, tuple[Config, str]]:
         found = self.removed if side == "old" else self.added
@@ -242,8 +243,12 @@ def _check_migration(
             errors.append(f"many to many is no migration: {key}")
         # configurations one side lacks that hold removed (added) specs: one whose specs all
         # moved from another page holds none, and is not a new configuration of this package
-        dropped = [c for c in p.v_old if c not in p.v_new and rest(c) == key and p.specs("old", c)]
-        came = [c for c in p.v_new if c not in p.v_old and rest(c) == key and p.specs("new", c)]
+        # (one in another migration is taken: one dimension is preferred to two)
+        free = {*olds, *news} | (set(p.v_old) | set(p.v_new)) - p.migrated
+        dropped = [c for c in free & p.v_old.keys() - p.v_new.keys() if rest(c) == key]
+        came = [c for c in free & p.v_new.keys() - p.v_old.keys() if rest(c) == key]
+        dropped = [c for c in dropped if p.specs("old", c)]
+        came = [c for c in came if p.specs("new", c)]
         if sorted(dropped) != sorted(before) or sorted(came) != sorted(after):
             errors.append(f"other configurations equal outside the dimensions: {key}")
     values_before = {tuple(c[d] for d in dims) for c in olds}
@@ -397,6 +402,12 @@ def check_report(report: Mapping[str, Any], old_root: Path, new_root: Path) -> l
         where = f"{key[1]}"
         seen_old: list[str] = []
         seen_new: list[str] = []
+        p.migrated = {
+            _config(c)
+            for r in package["changes"]
+            if r["class"] == "migration"
+            for c in r["configurations_old"] + r["configurations_new"]
+        }
         for record in package["changes"]:
             seen_old += record["specs_old"]
             seen_new += record["specs_new"]

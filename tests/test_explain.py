@@ -511,3 +511,42 @@ def test_a_package_s_counts_are_each_signed_or_left_out(tmp_path: Path) -> None:
     assert "<details><summary><code>x</code>: +2 −0, 1 changed</summary>" in markdown
     assert "<details><summary><code>y</code>: +0 −1</summary>" in markdown
     assert "- `x`: +2 −0 specs, 1 changed" in markdown.splitlines()
+
+
+def test_variant_values_added_and_removed_are_named_per_package(tmp_path: Path) -> None:
+    """rocblas gained `~asan` and `amdgpu_target=auto` and lost `patches`: said once for the
+    package, as the pages write them (the new side's spelling), and in JSON normalised."""
+    old = [spec("a", "6.1", variants=("amdgpu_target:=gfx90a", "patches:=5c7a3c0"))]
+    old += [spec("k", "6.1", variants=("amdgpu_target=gfx90a",), os="ubuntu24.04")]
+    new = [spec("b", "6.2", variants=("amdgpu_target:=gfx90a", "~asan", "amdgpu_target:=auto"))]
+    new += [spec("k", "6.1", variants=("amdgpu_target=gfx90a",), os="ubuntu24.04")]
+    report = run(tmp_path, {"rocblas": old}, {"rocblas": new})
+    data = as_json(report)
+    (package,) = data["packages"]
+    assert package["variants_added"] == ["amdgpu_target=auto", "~asan"]
+    assert package["variants_removed"] == ["patches=5c7a3c0"]
+    assert check_report(data, tmp_path / "old", tmp_path / "new") == []
+    said = "- variant values new: `amdgpu_target:=auto`, `~asan`; gone: `patches:=5c7a3c0`"
+    assert said in render_markdown(report).splitlines()
+    assert "variant values new: amdgpu_target:=auto, ~asan; gone: patches:=5c7a3c0" in render_text(
+        report
+    )
+
+
+def test_one_variant_value_is_said_in_the_singular(tmp_path: Path) -> None:
+    old = [spec("a", "3.1", variants=("build_system=python_pip",))]
+    new = [spec("b", "3.1", variants=("build_system=python_pip", "backend=tensorflow"))]
+    markdown = render_markdown(run(tmp_path, {"keras": old}, {"keras": new}))
+    assert "- variant value new: `backend=tensorflow`" in markdown.splitlines()
+
+
+def test_a_cut_list_keeps_every_platform_visible(tmp_path: Path) -> None:
+    """Seven new `linux` configurations and one `darwin`: the cut keeps the `darwin` one and says
+    what it hides per platform."""
+    old = [spec("z", "1.0", target="zen9")]
+    new = [spec(f"l{i}", "1.0", target=f"t{i}") for i in range(7)]
+    new += [spec("d", "1.0", os="sequoia", target="aarch64"), old[0]]
+    markdown = render_markdown(run(tmp_path, {"x": old}, {"x": new}))
+    assert "- 8 specs in 8 new configurations (`1.0`)" in markdown
+    assert "`sequoia` `aarch64` `gcc@11.4.0` `build_system=cmake` (`darwin`)" in markdown
+    assert "  - … and 3 more `linux`" in markdown.splitlines()
