@@ -40,6 +40,10 @@ class _Out:
         self.lines += [f"  {item}" for item in items]
 
 
+def _count(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def _name(p: PackageChange | StackChange, multi_tag: bool) -> str:
     return printable(f"{p.tag}/{p.name}" if multi_tag else p.name)
 
@@ -143,7 +147,8 @@ def render_text(report: Report, colour: bool = False) -> str:
     out.lines.append(printable(f"snapdiff: {report.old.source} → {report.new.source}"))
     if not report.summary.total:
         out.lines.append(
-            f"no changes: {report.new.specs:,} specs of {report.new.packages:,} packages"
+            f"no changes: {_count(report.new.specs, 'spec')} of "
+            f"{_count(report.new.packages, 'package')}"
         )
         return "\n".join(out.lines) + "\n"
     found = report.one_tag()
@@ -167,7 +172,9 @@ def render_text(report: Report, colour: bool = False) -> str:
     stacks: dict[str, list[str]] = {"removed": [], "added": []}
     for s in report.stacks:
         if s.status in stacks:
-            stacks[s.status].append(f"{_name(s, multi)} ({s.specs_old or s.specs_new:,} specs)")
+            stacks[s.status].append(
+                f"{_name(s, multi)} ({_count(s.specs_old or s.specs_new, 'spec')})"
+            )
     out.group("stacks removed", _RED, stacks["removed"])
     out.group("stacks added", _GREEN, stacks["added"])
     out.group("stacks moved", _YELLOW, _moves(report.stack_moves, multi))

@@ -7,8 +7,9 @@ included. `check_report` returns the false claims found (empty when every claim 
 
 from __future__ import annotations
 
+import html
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -425,6 +426,7 @@ def check_report(report: Mapping[str, Any], old_root: Path, new_root: Path) -> l
         if sorted(seen_old) != sorted(p.removed) or sorted(seen_new) != sorted(p.added):
             errors.append(f"{where}: not every added and removed spec in exactly one record")
         errors += [f"{where}: {e}" for e in _check_kept(package, old, new)]
+        errors += [f"{where}: {e}" for e in _check_variants(package, old, new)]
     errors += _check_stack_moves(report, old, new)
     return errors
 
@@ -486,4 +488,109 @@ def _check_stack_moves(report: Mapping[str, Any], old: Side, new: Side) -> list[
     for m in report["stack_moves"]:
         if [m["specs_old"], m["specs_new"]] != counts[(m["tag"], m["stack"])]:
             errors.append(f"stack move counts wrong: {m}")
+    return errors
+
+
+def _check_variants(package: dict[str, Any], old: Side, new: Side) -> list[str]:
+    """`variants_added` and `variants_removed`: the package's variant tokens (normalised, over
+    all its specs) on one side only; none said for a package added or removed."""
+    key = (package["tag"], package["name"])
+    before, after = (
+        {v for config, _, _ in side.packages.get(key, {}).values() for v in config[4]}
+        for side in (old, new)
+    )
+    changed = package["status"] == "changed"
+    added = sorted(after - before) if changed else []
+    removed = sorted(before - after) if changed else []
+    if (package["variants_added"], package["variants_removed"]) != (added, removed):
+        return [f"variant values said {package['variants_added']}, {package['variants_removed']}"]
+    return []
+
+
+_REASONS = ("pure-python", "pure python", "because", "nothing else", "only python")
+_NOTE = re.compile(
+    r"^From a compiler to no compiler \(`none`\): ([\d,]+) configurations? of ([\d,]+) "
+    r"packages? \((.*?)\), ([\d,]+) → ([\d,]+) specs?"
+)
+_CONFIG_LINE = re.compile(r"^  - .*\(`([^`]+)`\)$")
+_MORE_LINE = re.compile(r"^  - … and ([\d,]+) more `([^`]+)`$")
+
+
+def _to_none(r: dict[str, Any]) -> bool:
+    return (
+        r["class"] == "migration"
+        and "compiler" in r["dimensions"]
+        and all(c["compiler"] == "none" for c in r["configurations_new"])
+        and all(c["compiler"] != "none" for c in r["configurations_old"])
+    )
+
+
+def check_markdown(markdown: str, report: Mapping[str, Any]) -> list[str]:
+    """The Markdown's own claims: the note on the move to no compiler (no reason given, every
+    package named, counts right) and every cut list of configurations (each platform visible,
+    what is hidden counted per platform). The records themselves are `check_report`'s."""
+    errors = []
+    lines = markdown.splitlines()
+    moved = [(p, r) for p in report["packages"] for r in p["changes"] if _to_none(r)]
+    notes = [line for line in lines if "no compiler (`none`)" in line and "`none` says" in line]
+    for line in lines:
+        if "none" in line and any(word in line.lower() for word in _REASONS):
+            errors.append(f"a reason or absence the data does not show: {line}")
+    if moved and len(notes) != 1:
+        errors.append("the move to no compiler is not said once")
+    for note in notes:
+        m = _NOTE.match(note)
+        if m is None:
+            errors.append(f"note not understood: {note}")
+            continue
+        names = sorted({p["name"] for p, _ in moved})
+        said = [n.strip("`") for n in m[3].split(", ")]
+        if said != names or _num(m[2]) != len(names):
+            errors.append(f"the note names {said}, the packages are {names}")
+        counts = (
+            sum(len(r["configurations_old"]) for _, r in moved),
+            sum(len(r["specs_old"]) for _, r in moved),
+            sum(len(r["specs_new"]) for _, r in moved),
+        )
+        if (_num(m[1]), _num(m[4]), _num(m[5])) != counts:
+            errors.append(f"the note's counts are not {counts}: {note}")
+    for block in markdown.split("<details><summary>")[1:]:
+        summary = block.split("\n", 1)[0]
+        mine: list[dict[str, Any]] = [
+            r
+            for p in report["packages"]
+            if f"{html.escape(p['name'])}</code>:" in summary
+            for r in p["changes"]
+            if r["class"] in ("new-configuration", "dropped-configuration")
+        ]
+        lines = block.splitlines()
+        for index, line in enumerate(lines):
+            matching = [
+                r for r in mine if line.startswith("- ") and r["text"] == line[2:].replace("`", "")
+            ]
+            if matching:
+                found: list[list[str]] = [_check_cut(lines[index + 1 :], r) for r in matching]
+                errors += sorted(found, key=len)[0]  # records that read the same: one fits
+    return errors
+
+
+def _check_cut(following: list[str], record: dict[str, Any]) -> list[str]:
+    """The configurations listed under a sentence: every platform of the record visible, and
+    the hidden ones counted per platform."""
+    configs = record["configurations_new"] or record["configurations_old"]
+    platforms = Counter(c["platform"] for c in configs)
+    shown: Counter[str] = Counter()
+    hidden: Counter[str] = Counter()
+    for line in following:
+        if (m := _MORE_LINE.match(line)) is not None:
+            hidden[m[2]] += _num(m[1])
+        elif (m := _CONFIG_LINE.match(line)) is not None:
+            shown[m[1]] += 1
+        else:
+            break
+    errors = []
+    if set(shown) != set(platforms):
+        errors.append(f"a platform hidden by a cut list: {sorted(set(platforms) - set(shown))}")
+    if shown + hidden != platforms:
+        errors.append(f"a cut list counts {dict(shown + hidden)}, has {dict(platforms)}")
     return errors
