@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 from .classify import Facts, Side
 from .migrations import dimension_value
@@ -18,7 +18,7 @@ from .model import Configuration
 from .report import Change, ChangeClass, Sentence
 from .versions import versions_of
 
-__all__ = ["describe", "merge"]
+__all__ = ["describe", "merge", "variant_sentence"]
 
 _WHOLE = ("new-configuration", "dropped-configuration")
 # The order a package's records are said in: what a release engineer acts on first.
@@ -127,21 +127,51 @@ def _value(said: _Words, dimension: str, value: str, spelling: Mapping[str, str]
         said.say("{}", value)
 
 
+def _side_values(configs: tuple[Configuration, ...], dimension: str) -> list[str]:
+    """The distinct values of one (not variants) dimension on one side of a migration."""
+    return sorted({str(dimension_value(c, dimension)) for c in configs})
+
+
 def _moved(said: _Words, change: Change, dimension: str, spelling: Mapping[str, str]) -> None:
-    """`os ubuntu22.04 → ubuntu24.04`, `variants +backend=tensorflow`."""
-    before = dimension_value(change.configurations_old[0], dimension)
-    after = dimension_value(change.configurations_new[0], dimension)
+    """`os ubuntu22.04 → ubuntu24.04`, `compiler gcc@11.4.0, oneapi@2024.2.0 → no compiler
+    (none)`, `variants +backend=tensorflow`."""
     said.say(f" {dimension} ")
-    if isinstance(before, tuple) and isinstance(after, tuple):
-        parts = [("−", v) for v in sorted(set(before) - set(after))]
-        parts += [("+", v) for v in sorted(set(after) - set(before))]
+    if dimension == "variants":  # one to one: every configuration moved by the same tokens
+        before = set(dimension_value(change.configurations_old[0], dimension))
+        after = set(dimension_value(change.configurations_new[0], dimension))
+        parts = [("−", v) for v in sorted(before - after)]
+        parts += [("+", v) for v in sorted(after - before)]
         for index, (sign, variant) in enumerate(parts):
             said.say(f"{', ' if index else ''}{sign}{{}}", spelling.get(variant, variant))
         return
-    assert isinstance(before, str) and isinstance(after, str)
-    _value(said, dimension, before, spelling)
-    said.say(" → ")
-    _value(said, dimension, after, spelling)
+    for side, configs in enumerate((change.configurations_old, change.configurations_new)):
+        said.say(" → " if side else "")
+        for index, value in enumerate(_side_values(configs, dimension)):
+            said.say(", " if index else "")
+            _value(said, dimension, value, spelling)
+
+
+def _versions_moved(said: _Words, change: Change) -> None:
+    """ "; versions 3.0.2 → 3.0.4, 3.1.0": the versions on one side of a migration only (none
+    said when both sides have the same versions, which the sentence then claims)."""
+    gone = [v for v in change.versions_old if v not in change.versions_new]
+    came = [v for v in change.versions_new if v not in change.versions_old]
+    if gone and came:
+        said.say("; versions " + ", ".join("{}" for _ in gone), *gone)
+        said.say(" → " + ", ".join("{}" for _ in came), *came)
+    elif came:
+        said.say(f"; new {'version' if len(came) == 1 else 'versions'} ")
+        said.say(", ".join("{}" for _ in came), *came)
+    elif gone:
+        said.say(f"; {'version' if len(gone) == 1 else 'versions'} ")
+        said.say(", ".join("{}" for _ in gone) + " no longer built", *gone)
+
+
+def _configurations(n_old: int, n_new: int) -> str:
+    """ "3 configurations", or "2 configurations → 1" when a migration folds or splits them."""
+    if n_old == n_new:
+        return _plural(n_old, "configuration")
+    return f"{_plural(n_old, 'configuration')} → {n_new:,}"
 
 
 def _sentence(change: Change, old: Side, new: Side, spelling: Mapping[str, str]) -> Sentence:
@@ -152,7 +182,7 @@ def _sentence(change: Change, old: Side, new: Side, spelling: Mapping[str, str])
     if kind == "rebuilt":
         said.say("rebuilt at {}", change.versions_new[0])
         _where(configs, old, new, said)
-        said.say(f": {_plural(n_new, 'spec')} with new hashes")
+        said.say(f": {_plural(n_new, 'spec')} with {'a new hash' if n_new == 1 else 'new hashes'}")
     elif kind in ("upgrade", "downgrade"):
         said.say("{} → {}", change.versions_old[0], change.versions_new[0])
         said.say(" (downgrade)" if kind == "downgrade" else "")
@@ -180,8 +210,10 @@ def _sentence(change: Change, old: Side, new: Side, spelling: Mapping[str, str])
         for index, dimension in enumerate(change.dimensions):
             said.say(" and" if index else "")
             _moved(said, change, dimension, spelling)
-        count = len(change.configurations_old)
-        said.say(f": {_plural(count, 'configuration')}, {n_old:,} → {_plural(n_new, 'spec')}")
+        configs_old, configs_new = len(change.configurations_old), len(change.configurations_new)
+        said.say(f": {_configurations(configs_old, configs_new)}, ")
+        said.say(f"{n_old:,} → {_plural(n_new, 'spec')}")
+        _versions_moved(said, change)
     return said.sentence()
 
 
@@ -195,3 +227,21 @@ def describe(facts: Facts, old: Side, new: Side, spelling: Mapping[str, str]) ->
         dataclasses.replace(change, sentence=_sentence(change, old, new, spelling))
         for change in merge(facts)
     )
+
+
+def variant_sentence(
+    added: Sequence[str], removed: Sequence[str], spelling: Mapping[str, str]
+) -> Sentence | None:
+    """ "variant values new: `~asan`, `amdgpu_target=auto`; gone: `patches=5c7a3c0`": the
+    package's variant tokens on one side only, as its pages write them; None when there are
+    none."""
+    if not (added or removed):
+        return None
+    said = _Words()
+    plural = "s" if len(added) + len(removed) > 1 else ""
+    for index, (word, values) in enumerate((("new", added), ("gone", removed))):
+        if values:
+            said.say("; " if index and added else f"variant value{plural} ")
+            slots = ", ".join("{}" for _ in values)
+            said.say(f"{word}: {slots}", *(spelling.get(v, v) for v in values))
+    return said.sentence()

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Mapping
 from .coverage import stack_coverage
 from .entries import Entries
 from .errors import printable
-from .explain import describe_fields, explain, rebuilt_count
+from .explain import Explanation, describe_fields, explain, rebuilt_count
 from .filters import apply_filters, check_filters, in_question
 from .model import Entry, Filters, Page, PageEntries, Snapshot, Spec, written_as
 from .report import (
@@ -167,7 +167,7 @@ def _package_change(
         return None
     removed_entries = [old_entries[h] for h in removed]
     added_entries = [new_entries[h] for h in added]
-    changes, kept, spellings = (
+    explained = (
         explain(
             list(map(Spec.from_entry, removed_entries)),
             list(map(Spec.from_entry, added_entries)),
@@ -176,7 +176,7 @@ def _package_change(
             changed,
         )
         if describe
-        else ((), (), ())
+        else Explanation()
     )
     old_set, new_set = old_entries.versions, new_entries.versions
     versions_old, versions_new = sort_versions(old_set), sort_versions(new_set)
@@ -196,10 +196,13 @@ def _package_change(
         specs_changed=tuple(changed),
         stacks_added=tuple(sorted(stacks_new - stacks_old)),
         stacks_removed=tuple(sorted(stacks_old - stacks_new)),
-        changes=changes,
-        kept=kept,
+        changes=explained.changes,
+        kept=explained.kept,
         rebuilt=rebuilt_count(removed_entries, added_entries),
-        spellings=spellings,
+        spellings=explained.spellings,
+        # variant values of a package on both sides (one added or removed has every value new)
+        variants_added=explained.variants_added if old and new else (),
+        variants_removed=explained.variants_removed if old and new else (),
     )
 
 

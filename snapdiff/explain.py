@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from typing import NamedTuple
 
 from .claims import describe
 from .classify import classify
@@ -21,7 +22,7 @@ from .model import (
 from .report import Change, Sentence, SpecChange
 from .versions import spec_version
 
-__all__ = ["describe_fields", "explain", "rebuilt_count"]
+__all__ = ["Explanation", "describe_fields", "explain", "rebuilt_count", "variant_values"]
 
 
 def _specs(count: int) -> str:
@@ -113,24 +114,47 @@ def _built_as(entry: Entry) -> tuple[Configuration, str]:
     return configuration_of(entry), spec_version(entry["versions"])
 
 
+class Explanation(NamedTuple):
+    """Why one package's specs were added and removed (one record each), what changed for its
+    specs kept, the variant values on one side only, and the compilers and variants its pages
+    write otherwise than normalised (the new side's spelling first)."""
+
+    changes: tuple[Change, ...] = ()
+    kept: tuple[Sentence, ...] = ()
+    spellings: Spellings = ()
+    variants_added: tuple[str, ...] = ()
+    variants_removed: tuple[str, ...] = ()
+
+
+def variant_values(
+    old: Iterable[Configuration], new: Iterable[Configuration]
+) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The variant tokens (normalised) of these configurations on the new side only and on the
+    old side only (SPEC section 2a, variant values)."""
+    before = {v for config in old for v in config[4]}
+    after = {v for config in new for v in config[4]}
+    return tuple(sorted(after - before)), tuple(sorted(before - after))
+
+
 def explain(
     removed: list[Spec],
     added: list[Spec],
     old: PageEntries,
     new: PageEntries,
     changed: list[SpecChange],
-) -> tuple[tuple[Change, ...], tuple[Sentence, ...], Spellings]:
-    """Why one package's specs were added and removed, what changed for specs it kept, and
-    the compilers and variants its pages write otherwise than normalised (the new side's
-    spelling first).
+) -> Explanation:
+    """Why one package's specs were added and removed, what changed for specs it kept, its
+    variant values on one side only, and how its pages write compilers and variants.
 
     Every removed and added spec lands in exactly one record; `old` and `new` are the
     package's entries on each side, whose configurations and versions the records refer to.
     """
-    if not (removed or added):
-        return (), tuple(_stack_lines(changed)), ()
+    kept = tuple(_stack_lines(changed))
+    if not (removed or added or any(change.fields for change in changed)):
+        return Explanation(kept=kept)
     side_old, side_new = old.versions_by_configuration(), new.versions_by_configuration()
-    facts = find_migrations(classify(_facts(removed), _facts(added), side_old, side_new))
     spelling = old.spellings() | new.spellings()
+    variants_added, variants_removed = variant_values(side_old, side_new)
+    facts = find_migrations(classify(_facts(removed), _facts(added), side_old, side_new))
     changes = describe(facts, side_old, side_new, spelling)
-    return changes, tuple(_stack_lines(changed)), renamed(spelling)
+    return Explanation(changes, kept, renamed(spelling), variants_added, variants_removed)

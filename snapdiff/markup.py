@@ -34,14 +34,20 @@ def one_line(text: str) -> str:
     return _BREAKS.sub(" ", text)
 
 
-class Said(TypedDict):
+class Unlisted(TypedDict):
+    """What a sentence lists under it: the configurations shown, and what the cut hid."""
+
+    configurations: list[Safe]
+    more: list[tuple[int, Safe]]
+
+
+class Said(Unlisted):
     """A sentence: words with `{}` slots, the values from the data that fill them, and the
-    configurations it is about when the words cannot name them (with how many more)."""
+    configurations it is about when the words cannot name them (with how many more were cut,
+    per platform: `(count, platform)`)."""
 
     words: str
     values: tuple[str, ...]
-    configurations: list[Safe]
-    more: int
 
 
 class Safe(Markup):

@@ -1,9 +1,11 @@
 """Migrations (SPEC section 2a): dropped configurations back with one or two values changed.
 
-A dropped configuration c and a new one c' form a migration along dimensions D when they are
-equal on every dimension outside D, and no other dropped or new configuration of the package
-is equal to them there: a value that vanished is never paired with one that merely appeared
-elsewhere. One dimension is tried before two.
+Dropped configurations and new ones form a migration along dimensions D when they are equal on
+every dimension outside D and no other dropped or new configuration of the package is equal to
+them there: a value that vanished is never paired with one that merely appeared elsewhere. One
+to one, or (along one dimension other than variants) many to one and one to many: `gcc@11.4.0` and
+`oneapi@2024.2.0` folding into no compiler (`none`). One dimension is tried before two; every
+choice is made in sorted order, so the result never depends on set order or the hash seed.
 """
 
 from __future__ import annotations
@@ -22,9 +24,7 @@ __all__ = ["DIMENSIONS", "dimension_value", "find_migrations"]
 # platform is never a dimension: values are compared within one platform.
 DIMENSIONS = {"os": 0, "compiler": 3, "target": 2, "variants": 4}
 _ORDER = tuple(DIMENSIONS)
-_PLANS = [(d,) for d in _ORDER] + list(combinations(_ORDER, 2))
-
-Pair = tuple[Configuration, Configuration]
+_PLANS: list[tuple[str, ...]] = [(d,) for d in _ORDER] + list(combinations(_ORDER, 2))
 
 
 def dimension_value(config: Configuration, dimension: str) -> str | tuple[str, ...]:
@@ -40,8 +40,10 @@ def _rest(config: Configuration, dims: tuple[str, ...]) -> tuple[object, ...]:
 
 def _match(
     dropped: set[Configuration], new: set[Configuration], dims: tuple[str, ...]
-) -> list[Pair]:
-    """The dropped and new configurations that pair along `dims` and nothing else, unambiguously."""
+) -> list[tuple[list[Configuration], list[Configuration]]]:
+    """The dropped and new configurations that pair along `dims` and nothing else, unambiguously:
+    one to one, many to one or one to many (along one dimension other than variants), every value
+    before differing from every value after along each of `dims`."""
     groups: dict[tuple[object, ...], tuple[list[Configuration], list[Configuration]]] = defaultdict(
         lambda: ([], [])
     )
@@ -49,13 +51,26 @@ def _match(
         groups[_rest(config, dims)][0].append(config)
     for config in sorted(new):
         groups[_rest(config, dims)][1].append(config)
+    many = len(dims) == 1 and dims != ("variants",)
     return [
-        (olds[0], news[0])
-        for olds, news in groups.values()
-        if len(olds) == 1
-        and len(news) == 1
-        and all(dimension_value(olds[0], d) != dimension_value(news[0], d) for d in dims)
+        (olds, news)
+        for _, (olds, news) in sorted(groups.items(), key=lambda item: repr(item[0]))
+        if olds
+        and news
+        and (len(olds) == len(news) == 1 or (many and min(len(olds), len(news)) == 1))
+        and all(
+            dimension_value(a, d) != dimension_value(b, d) for a in olds for b in news for d in dims
+        )
     ]
+
+
+# A migration's dimensions, platform, and values before and after
+_Move = tuple[tuple[str, ...], str, tuple[object, ...], tuple[object, ...]]
+
+
+def _values(configs: list[Configuration], dims: tuple[str, ...]) -> tuple[object, ...]:
+    """The distinct values of these configurations along `dims`, sorted."""
+    return tuple(sorted({tuple(dimension_value(c, d) for d in dims) for c in configs}))
 
 
 def find_migrations(facts: Facts) -> Facts:
@@ -67,31 +82,33 @@ def find_migrations(facts: Facts) -> Facts:
     whole |= {f.configurations_new[0]: f for f in facts if f.kind == "new-configuration"}
     dropped = {f.configurations_old[0] for f in facts if f.kind == "dropped-configuration"}
     new = {f.configurations_new[0] for f in facts if f.kind == "new-configuration"}
-    # (dimensions, platform and values before and after) -> the pairs that moved so
-    moves: dict[tuple[tuple[str, ...], tuple[object, ...]], list[Pair]] = defaultdict(list)
+    # (dimensions, platform and values before and after) -> the configurations that moved so
+    moves: dict[_Move, tuple[set[Configuration], set[Configuration]]] = defaultdict(
+        lambda: (set(), set())
+    )
     for plan in _PLANS:
-        for old, came in _match(dropped, new, plan):
-            values = tuple(dimension_value(c, d) for c in (old, came) for d in plan)
-            moves[(plan, (old[1], *values))].append((old, came))
-            dropped.discard(old)
-            new.discard(came)
+        for olds, news in _match(dropped, new, plan):
+            move: _Move = (plan, olds[0][1], _values(olds, plan), _values(news, plan))
+            moves[move][0].update(olds)
+            moves[move][1].update(news)
+            dropped.difference_update(olds)
+            new.difference_update(news)
     if not moves:
         return facts
-    taken = {c for pairs in moves.values() for pair in pairs for c in pair}
+    taken = {c for gone, came in moves.values() for c in gone | came}
     kept = [f for f in facts if not set(f.configurations_old + f.configurations_new) & taken]
-    for (dims, _), pairs in moves.items():
-        olds = tuple(sorted(old for old, _ in pairs))
-        news = tuple(sorted(came for _, came in pairs))
+    for key, (gone, came) in sorted(moves.items(), key=lambda item: repr(item[0])):
+        before, after = tuple(sorted(gone)), tuple(sorted(came))
         kept.append(
             Change(
                 "migration",
-                olds,
-                news,
-                versions_of(whole[c].versions_old for c in olds),
-                versions_of(whole[c].versions_new for c in news),
-                tuple(sorted(h for c in olds for h in whole[c].specs_old)),
-                tuple(sorted(h for c in news for h in whole[c].specs_new)),
-                dims,
+                before,
+                after,
+                versions_of(whole[c].versions_old for c in before),
+                versions_of(whole[c].versions_new for c in after),
+                tuple(sorted(h for c in before for h in whole[c].specs_old)),
+                tuple(sorted(h for c in after for h in whole[c].specs_new)),
+                key[0],
             )
         )
     return kept

@@ -155,6 +155,8 @@ class PackageChange:
     kept: tuple[Sentence, ...] = ()  # what changed for specs on both sides (stacks, fields)
     rebuilt: int = 0  # removed specs rebuilt: same configuration and version, new hash
     spellings: Spellings = ()  # values its pages write otherwise (`oneapi@…`, `name:=v`)
+    variants_added: tuple[str, ...] = ()  # variant tokens on the new side only (normalised)
+    variants_removed: tuple[str, ...] = ()  # and on the old side only
 
 
 @dataclass(frozen=True, slots=True)

@@ -155,6 +155,8 @@ def _package(change: PackageChange) -> PackageJSON:
         "stacks_removed": list(change.stacks_removed),
         "changes": [_change(c) for c in change.changes],
         "kept": [line.plain() for line in change.kept],
+        "variants_added": list(change.variants_added),
+        "variants_removed": list(change.variants_removed),
     }
 
 

@@ -116,6 +116,8 @@ class PackageJSON(TypedDict):
     stacks_removed: list[str]
     changes: list[ChangeJSON]
     kept: list[str]
+    variants_added: list[str]
+    variants_removed: list[str]
 
 
 class StackJSON(TypedDict):

@@ -1,11 +1,13 @@
-"""The explanations as templates see them: sentences per package, the Spack 1.0 note, the
+"""The explanations as templates see them: sentences per package, the no-compiler note, the
 counts by class and the stack moves (SPEC section 2a), every data string made inert."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from .markup import Safe, Said, code
+from .claims import variant_sentence
+from .markup import Safe, Said, Unlisted, code
 from .model import Configuration
 from .report import Change, Report, RootCount, StackMove
 from .schema import ClassCountJSON
@@ -14,12 +16,15 @@ from .views import Explained, RootRow, Spack1, StackMoveGroup, StackMoveRow
 __all__ = [
     "CONFIGS_SHOWN",
     "class_counts",
+    "cut",
     "explained",
     "root_rows",
     "spack1",
     "stack_move_rows",
+    "to_no_compiler",
 ]
 
+_UNLISTED: Unlisted = {"configurations": [], "more": []}  # a sentence that lists nothing
 CONFIGS_SHOWN = 5  # configurations listed under a new or dropped configurations line
 # What happened to the specs of each class of explanation (SPEC section 2a), in a summary line
 ADDED_WORDS = {
@@ -40,18 +45,21 @@ REMOVED_WORDS = ADDED_WORDS | {
 }
 
 
-def spack1_compilers(change: Change) -> bool:
-    """A migration of Spack 1.0's: from a compiler to no compiler (`none`), nothing else moved."""
+def to_no_compiler(change: Change) -> bool:
+    """A migration from configurations that name a compiler to ones that record no compiler
+    (`none`), possibly with another dimension moved too."""
     return (
         change.kind == "migration"
-        and change.dimensions == ("compiler",)
+        and "compiler" in change.dimensions
         and all(c[3] == "none" for c in change.configurations_new)
+        and all(c[3] != "none" for c in change.configurations_old)
     )
 
 
 def spack1(report: Report, labels: Mapping[tuple[str, str], str]) -> Spack1 | None:
-    """The Spack 1.0 move to no compiler, said once for the report rather than per package."""
-    moved = [(p, c) for p in report.packages for c in p.changes if spack1_compilers(c)]
+    """The move from a compiler to no compiler (`none`), summed once for the report; each
+    package's own sentences say it too, with whatever else moved."""
+    moved = [(p, c) for p in report.packages for c in p.changes if to_no_compiler(c)]
     if not moved:
         return None
     return {
@@ -59,6 +67,9 @@ def spack1(report: Report, labels: Mapping[tuple[str, str], str]) -> Spack1 | No
         "configurations": sum(len(c.configurations_old) for _, c in moved),
         "specs_old": sum(len(c.specs_old) for _, c in moved),
         "specs_new": sum(len(c.specs_new) for _, c in moved),
+        "with_other_moves": sum(
+            len(c.configurations_old) for _, c in moved if len(c.dimensions) > 1
+        ),
     }
 
 
@@ -81,14 +92,37 @@ def configuration(config: Configuration, spelling: Mapping[str, str]) -> Safe:
     return Safe(f"{' '.join(parts)} ({code(platform)})")
 
 
+def cut(
+    configs: Sequence[Configuration], limit: int = CONFIGS_SHOWN
+) -> tuple[list[Configuration], list[tuple[int, str]]]:
+    """Configurations cut to `limit` without hiding a platform: the first of each platform is
+    kept, then the others in order; with how many were hidden on each platform (by platform).
+    """
+    keep: set[Configuration] = set()
+    for config in configs:
+        if not any(c[1] == config[1] for c in keep):
+            keep.add(config)
+    for config in configs:
+        if len(keep) >= limit:
+            break
+        keep.add(config)
+    hidden = Counter(c[1] for c in configs if c not in keep)
+    return [c for c in configs if c in keep], sorted((n, p) for p, n in hidden.items())
+
+
 def _said(change: Change, spelling: Mapping[str, str]) -> Said:
-    """A record's sentence, and the configurations it is about when the sentence cannot say."""
+    """A record's sentence, and the configurations it is about when the sentence cannot say
+    (cut, every platform kept visible, with how many more of each platform)."""
     configs = change.configurations_new or change.configurations_old
     listed = change.kind in ("new-configuration", "dropped-configuration")
-    shown = [configuration(c, spelling) for c in configs[:CONFIGS_SHOWN]] if listed else []
-    more = len(configs) - len(shown) if listed else 0
+    shown, more = cut(configs) if listed else ([], [])
     words, values = change.sentence
-    return {"words": words, "values": values, "configurations": shown, "more": more}
+    return {
+        "words": words,
+        "values": values,
+        "configurations": [configuration(c, spelling) for c in shown],
+        "more": [(n, Safe(code(platform))) for n, platform in more],
+    }
 
 
 def explained(report: Report, labels: Mapping[tuple[str, str], str]) -> list[Explained]:
@@ -96,11 +130,11 @@ def explained(report: Report, labels: Mapping[tuple[str, str], str]) -> list[Exp
     rows: list[Explained] = []
     for p in report.packages:
         spelling = dict(p.spellings)
-        said = [_said(c, spelling) for c in p.changes if not spack1_compilers(c)]
-        said += [
-            {"words": words, "values": values, "configurations": [], "more": 0}
-            for words, values in p.kept
-        ]
+        said = [_said(c, spelling) for c in p.changes]
+        variants = variant_sentence(p.variants_added, p.variants_removed, spelling)
+        if variants is not None:
+            said.insert(0, {"words": variants.words, "values": variants.values, **_UNLISTED})
+        said += [{"words": words, "values": values, **_UNLISTED} for words, values in p.kept]
         if p.status == "changed" and (said or p.changes):
             rows.append(
                 {
@@ -109,7 +143,6 @@ def explained(report: Report, labels: Mapping[tuple[str, str], str]) -> list[Exp
                     "specs_removed": len(p.specs_removed),
                     "specs_changed": len(p.specs_changed),
                     "sentences": said,
-                    "spack1": any(spack1_compilers(c) for c in p.changes),
                 }
             )
     return rows

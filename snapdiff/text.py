@@ -9,11 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .claims import variant_sentence
 from .errors import printable
-from .report import PackageChange, Report, StackChange, StackMove
+from .model import Configuration
+from .report import Change, PackageChange, Report, StackChange, StackMove
+from .sentences import cut, spack1
 
 __all__ = ["render_text"]
 
+CHANGED_LEGEND = (
+    "~ changed: a package with a spec added, removed or changed; a spec kept (same hash) whose "
+    "stacks or fields changed; a stack whose spec count or packages changed"
+)
 _RED, _GREEN, _YELLOW, _BOLD, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[1m", "\x1b[0m"
 
 
@@ -31,6 +38,10 @@ class _Out:
             return
         self.lines += ["", self.paint(f"{title} ({len(items):,})", _BOLD + colour)]
         self.lines += [f"  {item}" for item in items]
+
+
+def _count(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def _name(p: PackageChange | StackChange, multi_tag: bool) -> str:
@@ -83,7 +94,7 @@ def _moves(moves: Iterable[StackMove], multi: bool) -> list[str]:
     for (tag, stack), groups in said.items():
         parts = []
         for (old, new, aside_old, aside_new), said_moves in groups.items():
-            text = f"{'; '.join(said_moves)} ({old:,} → {new:,} specs"
+            text = f"{'; '.join(said_moves)} ({old:,} → {new:,} spec{'' if new == 1 else 's'}"
             if aside_old or aside_new:
                 aside = _specs(aside_old, aside_new)
                 parts.append(f"every compiled spec: {text}; {aside} with no compiler)")
@@ -98,10 +109,60 @@ def _root(report: Report, multi: bool) -> list[str]:
     return [
         printable(
             f"root{f' of {r.tag}' if multi else ''} holds {r.specs_new:,} of the "
-            f"{r.total_new:,} specs ({r.specs_old:,} of {r.total_old:,} before)"
+            f"{r.total_new:,} spec{'' if r.total_new == 1 else 's'} ({r.specs_old:,} of "
+            f"{r.total_old:,} before)"
         )
         for r in report.root
     ]
+
+
+def _configuration(config: Configuration, spelling: dict[str, str]) -> str:
+    os_, platform, target, compiler, variants = config
+    written = spelling.get(compiler, compiler)
+    parts = [os_, target, "no compiler (none)" if written == "none" else written]
+    return " ".join([*parts, *(spelling.get(v, v) for v in variants), f"({platform})"])
+
+
+def _change_lines(change: Change, spelling: dict[str, str]) -> list[str]:
+    """A record's sentence, then the configurations it lists, cut as the Markdown cuts them."""
+    lines = [f"  - {change.sentence.plain()}"]
+    if change.kind in ("new-configuration", "dropped-configuration"):
+        shown, more = cut(change.configurations_new or change.configurations_old)
+        lines += [f"      {_configuration(c, spelling)}" for c in shown]
+        lines += [f"      … and {n:,} more {platform}" for n, platform in more]
+    return lines
+
+
+def _explanations(report: Report, multi: bool) -> list[str]:
+    """The note on the move to no compiler, then each changed package's sentences."""
+    lines: list[str] = []
+    labels = {(p.tag, p.name): _name(p, multi) for p in report.packages}
+    note = spack1(report, labels)
+    if note:
+        n, k = note["configurations"], len(note["packages"])
+        lines.append(
+            f"from a compiler to no compiler (none): {n:,} configuration{'s' * (n != 1)} of "
+            f"{k:,} package{'s' * (k != 1)} ({', '.join(note['packages'])}), "
+            f"{note['specs_old']:,} → {note['specs_new']:,} spec{'s' * (note['specs_new'] != 1)}"
+            + (
+                f" ({note['with_other_moves']:,} of those configurations moved along another "
+                "dimension too)"
+                if note["with_other_moves"]
+                else ""
+            )
+            + "; none says only that the page records no compiler for a spec"
+        )
+    for p in report.packages:
+        spelling = dict(p.spellings)
+        said = [f"  - {line.plain()}" for line in p.kept]
+        variants = variant_sentence(p.variants_added, p.variants_removed, spelling)
+        if variants is not None:
+            said.insert(0, f"  - {variants.plain()}")
+        for change in p.changes:
+            said += _change_lines(change, spelling)
+        if p.status == "changed" and said:
+            lines += [f"{labels[(p.tag, p.name)]}", *said]
+    return [printable(line) for line in lines]
 
 
 def render_text(report: Report, colour: bool = False) -> str:
@@ -111,7 +172,8 @@ def render_text(report: Report, colour: bool = False) -> str:
     out.lines.append(printable(f"snapdiff: {report.old.source} → {report.new.source}"))
     if not report.summary.total:
         out.lines.append(
-            f"no changes: {report.new.specs:,} specs of {report.new.packages:,} packages"
+            f"no changes: {_count(report.new.specs, 'spec')} of "
+            f"{_count(report.new.packages, 'package')}"
         )
         return "\n".join(out.lines) + "\n"
     found = report.one_tag()
@@ -123,6 +185,7 @@ def render_text(report: Report, colour: bool = False) -> str:
     if report.tags_counted():
         out.lines.append(f"counted per cache tag ({report.tags_counted():,} tags)")
     out.lines += _counts(report)
+    out.lines.append(CHANGED_LEGEND)
     out.group("downgrades", _RED, _bumps(report.packages, "downgrade", multi))
     out.group("upgrades", _GREEN, _bumps(report.packages, "upgrade", multi))
     status: dict[str, list[str]] = {"removed": [], "added": []}
@@ -134,9 +197,15 @@ def render_text(report: Report, colour: bool = False) -> str:
     stacks: dict[str, list[str]] = {"removed": [], "added": []}
     for s in report.stacks:
         if s.status in stacks:
-            stacks[s.status].append(f"{_name(s, multi)} ({s.specs_old or s.specs_new:,} specs)")
+            stacks[s.status].append(
+                f"{_name(s, multi)} ({_count(s.specs_old or s.specs_new, 'spec')})"
+            )
     out.group("stacks removed", _RED, stacks["removed"])
     out.group("stacks added", _GREEN, stacks["added"])
     out.group("stacks moved", _YELLOW, _moves(report.stack_moves, multi))
     out.group("root not the tag's total", _YELLOW, _root(report, multi))
+    explained = _explanations(report, multi)
+    if explained:
+        out.lines += ["", out.paint("why specs were added and removed", _BOLD)]
+        out.lines += [f"  {line}" for line in explained]
     return "\n".join(out.lines) + "\n"

@@ -39,14 +39,13 @@ class LabelledStack(StackJSON):
 
 
 class Explained(TypedDict):
-    """A changed package's explanation: its sentences, and whether the Spack 1.0 note holds."""
+    """A changed package's explanation: its sentences."""
 
     label: str
     specs_added: int
     specs_removed: int
     specs_changed: int
     sentences: list[Said]
-    spack1: bool
 
 
 class StackMoveGroup(TypedDict):
@@ -81,12 +80,14 @@ class RootRow(TypedDict):
 
 
 class Spack1(TypedDict):
-    """The Spack 1.0 move to no compiler, counted once for the report."""
+    """The move from a compiler to no compiler (`none`), counted once for the report: the
+    packages, their configurations that moved (of them, how many with another dimension)."""
 
     packages: list[str]
     configurations: int
     specs_old: int
     specs_new: int
+    with_other_moves: int
 
 
 class Rows(TypedDict):

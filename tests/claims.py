@@ -7,8 +7,9 @@ included. `check_report` returns the false claims found (empty when every claim 
 
 from __future__ import annotations
 
+import html
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -109,6 +110,7 @@ class Package:
     added: dict[str, tuple[Config, str]]
     v_old: dict[Config, set[str]]
     v_new: dict[Config, set[str]]
+    migrated: set[Config] = field(default_factory=set)  # in the package's migration records
 
     def at(self, hashes: list[str], side: str) -> dict[str, tuple[Config, str]]:
         found = self.removed if side == "old" else self.added
@@ -217,25 +219,52 @@ def _check_migration(
     so: set[str],
     sn: set[str],
 ) -> list[str]:
+    """One to one along one or two dimensions, or many to one (one to many) along one: every
+    configuration equal outside the dimensions, every value before differing from every value
+    after, and nothing else of the package equal to them outside the dimensions."""
     dims = [DIMS[d] for d in r["dimensions"]]
-    if not dims or len(olds) != len(news) or not olds:
-        return ["a migration needs dimensions and as many configurations on each side"]
+    if not dims or not olds or not news:
+        return ["a migration needs dimensions and configurations on each side"]
+    if len(olds) != len(news) and (len(dims) != 1 or r["dimensions"] == ["variants"]):
+        return ["many to one only along one dimension other than variants"]
     errors = []
-    before = {tuple(c[d] for d in dims) for c in olds}
-    after = {tuple(c[d] for d in dims) for c in news}
-    if len(before) != 1 or len(after) != 1:
-        errors.append("a migration moves one set of values to one other")
-    (a,), (b,) = before or {()}, after or {()}
-    if any(x == y for x, y in zip(a, b, strict=False)):
+
+    def rest(c: Config) -> tuple[Any, ...]:
+        return tuple(None if i in dims else v for i, v in enumerate(c))
+
+    groups: dict[tuple[Any, ...], tuple[list[Config], list[Config]]] = defaultdict(lambda: ([], []))
+    for c in olds:
+        groups[rest(c)][0].append(c)
+    for c in news:
+        groups[rest(c)][1].append(c)
+    for key, (before, after) in groups.items():
+        if not before or not after:
+            errors.append(f"configurations do not match outside the dimensions: {key}")
+        elif len(before) > 1 and len(after) > 1:
+            errors.append(f"many to many is no migration: {key}")
+        # configurations one side lacks that hold removed (added) specs: one whose specs all
+        # moved from another page holds none, and is not a new configuration of this package
+        # (one in another migration is taken: one dimension is preferred to two)
+        free = {*olds, *news} | (set(p.v_old) | set(p.v_new)) - p.migrated
+        dropped = [c for c in free & p.v_old.keys() - p.v_new.keys() if rest(c) == key]
+        came = [c for c in free & p.v_new.keys() - p.v_old.keys() if rest(c) == key]
+        dropped = [c for c in dropped if p.specs("old", c)]
+        came = [c for c in came if p.specs("new", c)]
+        if sorted(dropped) != sorted(before) or sorted(came) != sorted(after):
+            errors.append(f"other configurations equal outside the dimensions: {key}")
+    values_before = {tuple(c[d] for d in dims) for c in olds}
+    values_after = {tuple(c[d] for d in dims) for c in news}
+    if len(values_before) * len(values_after) != max(len(values_before), len(values_after)):
+        errors.append("a migration moves values to one value, or one value to values")
+    if any(x == y for a in values_before for b in values_after for x, y in zip(a, b, strict=True)):
         errors.append("a value did not change along a dimension named")
+    for key, (before, after) in groups.items():
+        mine = ({tuple(c[d] for d in dims) for c in cs} for cs in (before, after))
+        if (next(mine), next(mine)) != (values_before, values_after):
+            errors.append(f"configurations moved otherwise than the others: {key}")
     for c in olds:
         if c not in p.v_old or c in p.v_new:
             errors.append(f"{c} is not dropped")
-        moved = list(c)
-        for d, value in zip(dims, b, strict=False):
-            moved[d] = value
-        if tuple(moved) not in news:
-            errors.append(f"{c} moved is not among the new configurations")
     for c in news:
         if c not in p.v_new or c in p.v_old:
             errors.append(f"{c} is not new")
@@ -243,6 +272,10 @@ def _check_migration(
         errors.append("removed specs are not those of the dropped configurations")
     if sn != set().union(*(p.specs("new", c) for c in news)):
         errors.append("added specs are not those of the new configurations")
+    if set(r["versions_old"]) != {p.removed[h][1] for h in so}:
+        errors.append("versions_old are not the versions of the removed specs")
+    if set(r["versions_new"]) != {p.added[h][1] for h in sn}:
+        errors.append("versions_new are not the versions of the added specs")
     return errors
 
 
@@ -288,7 +321,8 @@ def _check_text(r: dict[str, Any], p: Package) -> list[str]:
         if kind not in ("migration",) and version not in text:
             return [f"version {version} not said: {text}"]
     patterns = {
-        "rebuilt": rf"^rebuilt at \S+ in .*: {n_new:,} specs? with new hashes$",
+        "rebuilt": rf"^rebuilt at \S+ in .*: {n_new:,} "
+        + ("spec with a new hash$" if n_new == 1 else "specs with new hashes$"),
         "upgrade": rf"^\S+ → \S+ in .*: {n_old:,} → {n_new:,} specs?$",
         "downgrade": rf"^\S+ → \S+ \(downgrade\) in .*: {n_old:,} → {n_new:,} specs?$",
         "version-retired": rf"^\S+ retired in .*: {n_old:,} specs?$",
@@ -299,14 +333,61 @@ def _check_text(r: dict[str, Any], p: Package) -> list[str]:
         r"configurations? \(.*\)$",
         "dropped-configuration": rf"^{n_old:,} specs? in {len(r['configurations_old']):,} "
         r"dropped configurations? \(.*\)$",
-        "migration": rf": {len(r['configurations_old']):,} configurations?, "
-        rf"{n_old:,} → {n_new:,} specs?$",
+        "migration": rf": {_configurations(r)}, {n_old:,} → {n_new:,} specs?"
+        rf"{re.escape(_versions_moved(r))}$",
     }
     if not re.search(patterns[kind], text):
         return [f"text does not say the record: {text}"]
-    if kind in ("new-configuration", "dropped-configuration", "migration"):
+    if kind == "migration":
+        return _check_values_said(text, r)
+    if kind in ("new-configuration", "dropped-configuration"):
         return []
     return _check_where(text, r, p)
+
+
+def _configurations(r: dict[str, Any]) -> str:
+    """How a migration sentence counts its configurations: "3 configurations", "2
+    configurations → 1"."""
+    n_old, n_new = len(r["configurations_old"]), len(r["configurations_new"])
+    said = f"{n_old:,} configuration{'s' if n_old != 1 else ''}"
+    return said if n_old == n_new else f"{said} → {n_new:,}"
+
+
+def _versions_moved(r: dict[str, Any]) -> str:
+    """What a migration sentence must say of versions: those on one side only (nothing when
+    both sides have the same versions)."""
+    gone = sorted(set(r["versions_old"]) - set(r["versions_new"]), key=vkey)
+    came = sorted(set(r["versions_new"]) - set(r["versions_old"]), key=vkey)
+    if gone and came:
+        return f"; versions {', '.join(gone)} → {', '.join(came)}"
+    if came:
+        return f"; new version{'s' if len(came) > 1 else ''} {', '.join(came)}"
+    if gone:
+        return f"; version{'s' if len(gone) > 1 else ''} {', '.join(gone)} no longer built"
+    return ""
+
+
+def _said_value(text: str, dimension: str) -> str:
+    value = "none" if text == "no compiler (none)" else text
+    return compiler(value) if dimension == "compiler" else value
+
+
+def _check_values_said(text: str, r: dict[str, Any]) -> list[str]:
+    """Each dimension's values before and after, as the sentence says them (compilers compared
+    normalised, as the pages may spell them otherwise)."""
+    errors = []
+    for dimension in r["dimensions"]:
+        if dimension == "variants":
+            continue
+        m = re.search(rf" {dimension} (.+?) → (.+?)(?: and |: )", text)
+        if m is None:
+            errors.append(f"{dimension} not said: {text}")
+            continue
+        for said, side in ((m[1], "configurations_old"), (m[2], "configurations_new")):
+            values = {_said_value(v, dimension) for v in said.split(", ")}
+            if values != {c[dimension] for c in r[side]}:
+                errors.append(f"{dimension} values said {sorted(values)} are not the record's")
+    return errors
 
 
 def check_report(report: Mapping[str, Any], old_root: Path, new_root: Path) -> list[str]:
@@ -322,6 +403,12 @@ def check_report(report: Mapping[str, Any], old_root: Path, new_root: Path) -> l
         where = f"{key[1]}"
         seen_old: list[str] = []
         seen_new: list[str] = []
+        p.migrated = {
+            _config(c)
+            for r in package["changes"]
+            if r["class"] == "migration"
+            for c in r["configurations_old"] + r["configurations_new"]
+        }
         for record in package["changes"]:
             seen_old += record["specs_old"]
             seen_new += record["specs_new"]
@@ -339,6 +426,7 @@ def check_report(report: Mapping[str, Any], old_root: Path, new_root: Path) -> l
         if sorted(seen_old) != sorted(p.removed) or sorted(seen_new) != sorted(p.added):
             errors.append(f"{where}: not every added and removed spec in exactly one record")
         errors += [f"{where}: {e}" for e in _check_kept(package, old, new)]
+        errors += [f"{where}: {e}" for e in _check_variants(package, old, new)]
     errors += _check_stack_moves(report, old, new)
     return errors
 
@@ -436,4 +524,109 @@ def _check_stack_moves(report: Mapping[str, Any], old: Side, new: Side) -> list[
         )
         if key in expected and counts != expected[key]:
             errors.append(f"stack move counts wrong: {m}")
+    return errors
+
+
+def _check_variants(package: dict[str, Any], old: Side, new: Side) -> list[str]:
+    """`variants_added` and `variants_removed`: the package's variant tokens (normalised, over
+    all its specs) on one side only; none said for a package added or removed."""
+    key = (package["tag"], package["name"])
+    before, after = (
+        {v for config, _, _ in side.packages.get(key, {}).values() for v in config[4]}
+        for side in (old, new)
+    )
+    changed = package["status"] == "changed"
+    added = sorted(after - before) if changed else []
+    removed = sorted(before - after) if changed else []
+    if (package["variants_added"], package["variants_removed"]) != (added, removed):
+        return [f"variant values said {package['variants_added']}, {package['variants_removed']}"]
+    return []
+
+
+_REASONS = ("pure-python", "pure python", "because", "nothing else", "only python")
+_NOTE = re.compile(
+    r"^From a compiler to no compiler \(`none`\): ([\d,]+) configurations? of ([\d,]+) "
+    r"packages? \((.*?)\), ([\d,]+) → ([\d,]+) specs?"
+)
+_CONFIG_LINE = re.compile(r"^  - .*\(`([^`]+)`\)$")
+_MORE_LINE = re.compile(r"^  - … and ([\d,]+) more `([^`]+)`$")
+
+
+def _to_none(r: dict[str, Any]) -> bool:
+    return (
+        r["class"] == "migration"
+        and "compiler" in r["dimensions"]
+        and all(c["compiler"] == "none" for c in r["configurations_new"])
+        and all(c["compiler"] != "none" for c in r["configurations_old"])
+    )
+
+
+def check_markdown(markdown: str, report: Mapping[str, Any]) -> list[str]:
+    """The Markdown's own claims: the note on the move to no compiler (no reason given, every
+    package named, counts right) and every cut list of configurations (each platform visible,
+    what is hidden counted per platform). The records themselves are `check_report`'s."""
+    errors = []
+    lines = markdown.splitlines()
+    moved = [(p, r) for p in report["packages"] for r in p["changes"] if _to_none(r)]
+    notes = [line for line in lines if "no compiler (`none`)" in line and "`none` says" in line]
+    for line in lines:
+        if "none" in line and any(word in line.lower() for word in _REASONS):
+            errors.append(f"a reason or absence the data does not show: {line}")
+    if moved and len(notes) != 1:
+        errors.append("the move to no compiler is not said once")
+    for note in notes:
+        m = _NOTE.match(note)
+        if m is None:
+            errors.append(f"note not understood: {note}")
+            continue
+        names = sorted({p["name"] for p, _ in moved})
+        said = [n.strip("`") for n in m[3].split(", ")]
+        if said != names or _num(m[2]) != len(names):
+            errors.append(f"the note names {said}, the packages are {names}")
+        counts = (
+            sum(len(r["configurations_old"]) for _, r in moved),
+            sum(len(r["specs_old"]) for _, r in moved),
+            sum(len(r["specs_new"]) for _, r in moved),
+        )
+        if (_num(m[1]), _num(m[4]), _num(m[5])) != counts:
+            errors.append(f"the note's counts are not {counts}: {note}")
+    for block in markdown.split("<details><summary>")[1:]:
+        summary = block.split("\n", 1)[0]
+        mine: list[dict[str, Any]] = [
+            r
+            for p in report["packages"]
+            if f"{html.escape(p['name'])}</code>:" in summary
+            for r in p["changes"]
+            if r["class"] in ("new-configuration", "dropped-configuration")
+        ]
+        lines = block.splitlines()
+        for index, line in enumerate(lines):
+            matching = [
+                r for r in mine if line.startswith("- ") and r["text"] == line[2:].replace("`", "")
+            ]
+            if matching:
+                found: list[list[str]] = [_check_cut(lines[index + 1 :], r) for r in matching]
+                errors += sorted(found, key=len)[0]  # records that read the same: one fits
+    return errors
+
+
+def _check_cut(following: list[str], record: dict[str, Any]) -> list[str]:
+    """The configurations listed under a sentence: every platform of the record visible, and
+    the hidden ones counted per platform."""
+    configs = record["configurations_new"] or record["configurations_old"]
+    platforms = Counter(c["platform"] for c in configs)
+    shown: Counter[str] = Counter()
+    hidden: Counter[str] = Counter()
+    for line in following:
+        if (m := _MORE_LINE.match(line)) is not None:
+            hidden[m[2]] += _num(m[1])
+        elif (m := _CONFIG_LINE.match(line)) is not None:
+            shown[m[1]] += 1
+        else:
+            break
+    errors = []
+    if set(shown) != set(platforms):
+        errors.append(f"a platform hidden by a cut list: {sorted(set(platforms) - set(shown))}")
+    if shown + hidden != platforms:
+        errors.append(f"a cut list counts {dict(shown + hidden)}, has {dict(platforms)}")
     return errors

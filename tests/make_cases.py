@@ -157,6 +157,45 @@ def root_partial() -> None:
     write_page(root / "new", "py-build", details, tag="v0.23.0")
 
 
+def explanations() -> None:
+    """Issue 26's sentences, synthetic: a compiled package moving to no compiler (as alpgen did),
+    variant values gained and lost (as rocblas did), a cut list with one darwin configuration."""
+    root = fresh("explanations")
+    cmake = ("build_system=cmake", "build_type=Release", "patches:=5c7a3c0")
+    write_page(root / "old", "alpgen", [spec("a1", "2.1.4", ("hep", "root"), variants=cmake)])
+    write_page(
+        root / "new",
+        "alpgen",
+        [spec("a2", "2.1.4", ("hep", "root"), compiler="none", variants=cmake)],
+    )
+    rocm = ("amdgpu_target:=gfx90a", "build_system=cmake")
+    write_page(
+        root / "old",
+        "rocblas",
+        [
+            spec("r1", "6.1.2", variants=(*rocm, "patches:=a1b2c3d")),
+            spec("r2", "6.1.2", variants=rocm),
+        ],
+    )
+    write_page(
+        root / "new",
+        "rocblas",
+        [
+            spec("r3", "6.3.1", variants=(*rocm, "~asan", "amdgpu_target:=auto")),
+            spec("r2", "6.1.2", variants=rocm),
+        ],
+    )
+    targets = ("aarch64", "neoverse_v1", "neoverse_v2", "ppc64le", "x86_64", "x86_64_v3", "zen4")
+    write_page(root / "old", "py-x", [spec("x0", "1.0", target="zen2")])
+    write_page(
+        root / "new",
+        "py-x",
+        [spec("x0", "1.0", target="zen2")]
+        + [spec(f"x{t}", "1.1", target=t, os="ubuntu24.04") for t in targets]
+        + [spec("xd", "1.1", target="aarch64", os="ventura")],
+    )
+
+
 if __name__ == "__main__":
     for make in (
         real_v1_v2,
@@ -169,5 +208,6 @@ if __name__ == "__main__":
         hostile_names,
         stack_replaced,
         root_partial,
+        explanations,
     ):
         make()

@@ -127,8 +127,10 @@ def test_directories_and_release_pairs_give_the_same_bytes_under_eight_seeds(
     runs = [[f"{name}/old", f"{name}/new"] for name in ("day", "rel")]
     found = _outputs(tmp_path, runs, tmp_path)
     assert {name: len(outputs) for name, outputs in found.items()} == dict.fromkeys(found, 1)
-    # the case is the ambiguous one: three migrations of one spec each, tied on size
-    assert next(iter(found["0.json"])).count(b'"class": "migration"') == 3
+    # the case is the ambiguous one: four migrations, three of them of one spec each (tied)
+    report = next(iter(found["0.json"]))
+    assert report.count(b'"class": "migration"') == 4
+    assert report.count(b"1 configuration, 1 \xe2\x86\x92 1 spec;") == 3
 
 
 def test_git_revisions_and_log_give_the_same_bytes_under_eight_seeds(tmp_path: Path) -> None:

@@ -111,9 +111,9 @@ def test_rebuild_count_matches_a_naive_count_on_real_pages() -> None:
         (
             "py-mpi4py",
             "58 specs in 6 new configurations",
-            "25 specs in 2 new configurations (4.0.1)",
+            "15 specs in 1 new configuration (4.0.1)",
         ),
-        ("py-mpi4py", "61 specs in 11 dropped", "48 specs in 8 dropped configurations (3.1.5)"),
+        ("py-mpi4py", "61 specs in 11 dropped", "33 specs in 6 dropped configurations (3.1.5)"),
         (
             "py-mpi4py",
             "os rhel8 → ubuntu24.04",
@@ -123,7 +123,8 @@ def test_rebuild_count_matches_a_naive_count_on_real_pages() -> None:
             "py-mpi4py",
             "ventura → sequoia (4 specs)",
             "darwin os ventura → sequoia and compiler "
-            "apple-clang@15.0.0 → apple-clang@16.0.0: 1 configuration, 5 → 4 specs",
+            "apple-clang@15.0.0 → apple-clang@16.0.0: 1 configuration, 5 → 4 specs; "
+            "versions 3.1.5 → 4.0.1",
         ),
         (
             "py-ml-dtypes",
@@ -134,6 +135,31 @@ def test_rebuild_count_matches_a_naive_count_on_real_pages() -> None:
             "py-ml-dtypes",
             "gcc@11.3.0 → gcc@13.2.0",
             "rebuilt at 0.3.1 in 2 linux configurations: 11 specs with new hashes",
+        ),
+        (
+            "py-mpi4py",
+            "25 specs in 2 new configurations",
+            "linux compiler gcc@11.3.0, oneapi@2024.0.0 → intel-oneapi-compilers@2025.1.0: "
+            "2 configurations → 1, 15 → 10 specs; versions 3.1.5 → 4.0.1",
+        ),
+        (
+            "py-build",
+            "52 specs in 3 new configurations",
+            "linux compiler gcc@11.4.0, oneapi@2024.2.0 → no compiler (none): "
+            "2 configurations → 1, 11 → 18 specs; new version 1.2.2",
+        ),
+        (
+            "py-jax",
+            "nothing else",
+            "linux compiler gcc@11.4.0 → no compiler (none): 1 configuration, 55 → 7 specs; "
+            "versions 0.4.23, 0.4.31 → 0.4.38",
+        ),
+        (
+            "py-keras",
+            "os ubuntu22.04 → ubuntu24.04 and compiler gcc@11.4.0 → no compiler (none): "
+            "3 configurations, 57 → 65 specs\n",
+            "linux os ubuntu22.04 → ubuntu24.04 and compiler gcc@11.4.0 → no compiler (none): "
+            "3 configurations, 57 → 65 specs; versions 3.0.4, 3.0.5, 3.1.0 → 3.9.2",
         ),
         (
             "py-jax",
@@ -459,13 +485,23 @@ def test_root_is_the_total_not_a_stack_row(tmp_path: Path) -> None:
     assert "root holds 2 of the 3 specs (1 of 1 before)" in render_text(report)
 
 
-def test_the_spack_1_compiler_move_is_said_once(tmp_path: Path) -> None:
-    old = {n: [spec(f"{n}1", "1.0", compiler="gcc@11.4.0")] for n in ("py-a", "py-b")}
-    new = {n: [spec(f"{n}2", "1.0", compiler="none")] for n in ("py-a", "py-b")}
+def test_the_move_to_no_compiler_is_summed_once_and_said_per_package(tmp_path: Path) -> None:
+    """The note names every package it is about, gives no reason (`none` says only that the
+    page records no compiler), and each package still says its own move."""
+    old = {n: [spec(f"{n}1", "1.0", compiler="gcc@11.4.0")] for n in ("alpgen", "py-b")}
+    new = {n: [spec(f"{n}2", "1.0", compiler="none")] for n in ("alpgen", "py-b")}
+    old["py-c"] = [spec("c1", "1.0", compiler="gcc@11.4.0")]
+    new["py-c"] = [spec("c2", "1.1", compiler="none", os="ubuntu24.04")]
     markdown = render_markdown(run(tmp_path, old, new))
-    assert "in 2 packages (`py-a`, `py-b`), 2 configurations moved from a compiler" in markdown
+    assert (
+        "From a compiler to no compiler (`none`): 3 configurations of 3 packages (`alpgen`, "
+        "`py-b`, `py-c`), 3 → 3 specs (1 of those configurations moved along another "
+        "dimension too). `none` says only that the page records no compiler for a spec"
+    ) in markdown
+    assert "pure" not in markdown and "nothing else" not in markdown
     per_package = markdown.split("package by package")[1]
-    assert "gcc@11.4.0" not in per_package and "`none`" not in per_package
+    assert per_package.count("compiler `gcc@11.4.0` → no compiler (`none`)") == 3
+    assert "os `ubuntu22.04` → `ubuntu24.04` and compiler `gcc@11.4.0` → no compiler" in per_package
 
 
 def test_a_field_change_prints_the_variant_as_the_page_writes_it(tmp_path: Path) -> None:
@@ -488,3 +524,42 @@ def test_a_package_s_counts_are_each_signed_or_left_out(tmp_path: Path) -> None:
     assert "<details><summary><code>x</code>: +2 −0, 1 changed</summary>" in markdown
     assert "<details><summary><code>y</code>: +0 −1</summary>" in markdown
     assert "- `x`: +2 −0 specs, 1 changed" in markdown.splitlines()
+
+
+def test_variant_values_added_and_removed_are_named_per_package(tmp_path: Path) -> None:
+    """rocblas gained `~asan` and `amdgpu_target=auto` and lost `patches`: said once for the
+    package, as the pages write them (the new side's spelling), and in JSON normalised."""
+    old = [spec("a", "6.1", variants=("amdgpu_target:=gfx90a", "patches:=5c7a3c0"))]
+    old += [spec("k", "6.1", variants=("amdgpu_target=gfx90a",), os="ubuntu24.04")]
+    new = [spec("b", "6.2", variants=("amdgpu_target:=gfx90a", "~asan", "amdgpu_target:=auto"))]
+    new += [spec("k", "6.1", variants=("amdgpu_target=gfx90a",), os="ubuntu24.04")]
+    report = run(tmp_path, {"rocblas": old}, {"rocblas": new})
+    data = as_json(report)
+    (package,) = data["packages"]
+    assert package["variants_added"] == ["amdgpu_target=auto", "~asan"]
+    assert package["variants_removed"] == ["patches=5c7a3c0"]
+    assert check_report(data, tmp_path / "old", tmp_path / "new") == []
+    said = "- variant values new: `amdgpu_target:=auto`, `~asan`; gone: `patches:=5c7a3c0`"
+    assert said in render_markdown(report).splitlines()
+    assert "variant values new: amdgpu_target:=auto, ~asan; gone: patches:=5c7a3c0" in render_text(
+        report
+    )
+
+
+def test_one_variant_value_is_said_in_the_singular(tmp_path: Path) -> None:
+    old = [spec("a", "3.1", variants=("build_system=python_pip",))]
+    new = [spec("b", "3.1", variants=("build_system=python_pip", "backend=tensorflow"))]
+    markdown = render_markdown(run(tmp_path, {"keras": old}, {"keras": new}))
+    assert "- variant value new: `backend=tensorflow`" in markdown.splitlines()
+
+
+def test_a_cut_list_keeps_every_platform_visible(tmp_path: Path) -> None:
+    """Seven new `linux` configurations and one `darwin`: the cut keeps the `darwin` one and says
+    what it hides per platform."""
+    old = [spec("z", "1.0", target="zen9")]
+    new = [spec(f"l{i}", "1.0", target=f"t{i}") for i in range(7)]
+    new += [spec("d", "1.0", os="sequoia", target="aarch64"), old[0]]
+    markdown = render_markdown(run(tmp_path, {"x": old}, {"x": new}))
+    assert "- 8 specs in 8 new configurations (`1.0`)" in markdown
+    assert "`sequoia` `aarch64` `gcc@11.4.0` `build_system=cmake` (`darwin`)" in markdown
+    assert "  - … and 3 more `linux`" in markdown.splitlines()

@@ -103,12 +103,15 @@ def test_every_claim_of_every_case_is_true(case: str) -> None:
     """The independent claim checker (tests/claims.py) finds nothing false in any case."""
     import json
 
-    from claims import check_report
+    from claims import check_markdown, check_report
 
     from snapdiff.diff import diff_snapshots
+    from snapdiff.render import render_markdown
     from snapdiff.report_json import render_json
     from snapdiff.sources import load_pair
 
     old, new = CASES / case / "old", CASES / case / "new"
-    data = json.loads(render_json(diff_snapshots(*load_pair(str(old), str(new)))))
+    found = diff_snapshots(*load_pair(str(old), str(new)))
+    data = json.loads(render_json(found))
     assert check_report(data, old, new) == []
+    assert check_markdown(render_markdown(found), data) == []

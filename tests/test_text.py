@@ -68,4 +68,31 @@ def test_with_several_tags_a_stack_move_names_its_tag(tmp_path: Path) -> None:
         for tag, specs in pages.items():
             write_page(tmp_path / side, "x", specs, tag=tag)
     text = render_text(diff_snapshots(*load_pair(str(tmp_path / "old"), str(tmp_path / "new"))))
-    assert "  develop/e4s: os ubuntu22.04 → rhel8 (1 → 1 specs)" in text.splitlines()
+    assert "  develop/e4s: os ubuntu22.04 → rhel8 (1 → 1 spec)" in text.splitlines()
+
+
+def test_text_carries_the_markdown_s_explanations(capsys: pytest.CaptureFixture[str]) -> None:
+    """The no-compiler note, every sentence of each package and the legend of `~`, as in the
+    Markdown (without its code spans)."""
+    from snapdiff.render import render_markdown
+
+    code, out, _ = run([V1, V2, "--format", "text"], capsys)
+    assert code == 0
+    assert "~ changed: a package with a spec added, removed or changed" in out
+    assert (
+        "  from a compiler to no compiler (none): 7 configurations of 3 packages (py-build, "
+        "py-jax, py-keras), 132 → 100 specs" in out
+    )
+    report = diff_snapshots(*load_pair(V1, V2))
+    for package in report.packages:
+        for change in package.changes:
+            assert f"  - {change.sentence.plain()}\n" in out
+    said = [line[2:].replace("`", "") for line in render_markdown(report).splitlines()]
+    assert (
+        "    - linux compiler gcc@11.4.0 → no compiler (none): 1 configuration, 55 → 7 specs; "
+        "versions 0.4.23, 0.4.31 → 0.4.38" in out.splitlines()
+    )
+    assert (
+        "linux compiler gcc@11.4.0 → no compiler (none): 1 configuration, 55 → 7 specs; "
+        "versions 0.4.23, 0.4.31 → 0.4.38" in said
+    )
