@@ -19,14 +19,13 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from .diff import diff_snapshots
-    from .render import render_markdown
-    from .report_json import render_json
+    from .compare import diff_snapshots
+    from .render import render_json, render_markdown
     from .sources import load_pair, load_snapshot
 
 _LAZY = {
-    "diff_snapshots": "diff",
-    "render_json": "report_json",
+    "diff_snapshots": "compare",
+    "render_json": "render",
     "render_markdown": "render",
     "load_snapshot": "sources",
     "load_pair": "sources",

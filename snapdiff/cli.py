@@ -12,13 +12,13 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, NoReturn
 
-from .budget import budget
 from .errors import SnapdiffError, UsageError, printable
 from .gates import parse_gates, tripped
-from .links import links_from
 from .options import filters, log_parser, parse
 from .output import TerminalProgress, write, write_atomically
 from .process import KEPT, collector_paused, terminated_cleanly
+from .render.budget import budget
+from .render.links import links_from
 
 __all__ = ["main"]
 
@@ -54,8 +54,8 @@ def _sides(old: str, new: str | None, repo: str | None = None) -> tuple[str, str
 
 def _outputs(report: Report, args: argparse.Namespace) -> tuple[str, str | None]:
     """The text to write, and the uncut report for --full-report (JSON if its name says so)."""
-    from .render import MarkdownRenderer
-    from .report_json import render_json
+    from .render.jsonreport import render_json
+    from .render.markdown import MarkdownRenderer
 
     @functools.cache
     def markdown() -> MarkdownRenderer:  # built once, only when Markdown is wanted
@@ -67,7 +67,7 @@ def _outputs(report: Report, args: argparse.Namespace) -> tuple[str, str | None]
     if args.format == "json":
         text = render_json(report)
     elif args.format == "text":
-        from .text import render_text
+        from .render.text import render_text
 
         text = render_text(report, colour=_colour(args.output))
     else:
@@ -82,8 +82,8 @@ def _outputs(report: Report, args: argparse.Namespace) -> tuple[str, str | None]
 
 def _stack_urls(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
     """--stack-url NAME=URL pairs, checked: they go with the one side given as an address."""
-    from .links import valid_url
-    from .sources.mirror import is_url
+    from .render.links import valid_url
+    from .sources.mirror.layouts import is_url
 
     pairs = []
     for word in args.stack_url:
@@ -113,7 +113,7 @@ def _index_tag(args: argparse.Namespace) -> str:
 
 def _cache_dir(args: argparse.Namespace) -> str | None:
     """Where tallies are kept across runs: --cache-dir, else the user's cache; --no-cache: none."""
-    from .sources.tallycache import default_cache_dir
+    from .sources.git.tallycache import default_cache_dir
 
     if args.no_cache:
         return None
@@ -125,7 +125,7 @@ def _warn(text: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .diff import diff_snapshots
+    from .compare.diff import diff_snapshots
     from .sources import LoadOptions, load_pair
 
     parse_gates(args.fail_on)  # checked before any work
@@ -210,8 +210,8 @@ def _usage_warnings(report: Report, args: argparse.Namespace) -> list[str]:
 def _log(argv: Sequence[str]) -> int:
     """`snapdiff log A..B`."""
     from .history import history
-    from .render import render_history_markdown
-    from .report_json import render_history_json
+    from .render.jsonreport import render_history_json
+    from .render.markdown import render_history_markdown
     from .sources import LoadOptions
 
     args = log_parser().parse_args(argv)

@@ -6,7 +6,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .diff import diff_snapshots
+from .compare.diff import diff_snapshots
 from .model import Filters, Snapshot
 from .report import (
     Bump,

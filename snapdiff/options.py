@@ -8,9 +8,9 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from . import __version__
-from .budget import PRESETS
 from .errors import UsageError
 from .gates import GATES, THRESHOLD_EXAMPLE
+from .render.budget import PRESETS
 
 if TYPE_CHECKING:
     from .model import Filters

@@ -25,11 +25,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 from pagegen import HISTORY, SEEDS
 
-from snapdiff.diff import diff_snapshots
+from snapdiff.compare.diff import diff_snapshots
 from snapdiff.errors import InputError
 from snapdiff.model import Snapshot
-from snapdiff.render import render_markdown
-from snapdiff.report_json import render_json
+from snapdiff.render.jsonreport import render_json
+from snapdiff.render.markdown import render_markdown
 from snapdiff.sources.pages import counts_from_meta, parse_page
 
 SLOW = 2.0  # seconds a diff of one page pair may take

@@ -10,8 +10,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from snapdiff.render.jsonreport import render_json
 from snapdiff.report import Report
-from snapdiff.report_json import render_json
 
 REAL = Path(__file__).parent / "data" / "real"
 HISTORY = sorted((REAL / "history").glob("*/*.md"))

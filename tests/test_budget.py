@@ -12,11 +12,11 @@ import pytest
 from clirun import V1, V2, run
 from pagegen import spec, write_page
 
-from snapdiff.budget import PRESETS, fit, size
 from snapdiff.cli import main
-from snapdiff.diff import diff_snapshots
-from snapdiff.render import MarkdownRenderer
-from snapdiff.sections import CUT_ORDER, SECTIONS, SectionId
+from snapdiff.compare.diff import diff_snapshots
+from snapdiff.render.budget import PRESETS, fit, size
+from snapdiff.render.markdown import MarkdownRenderer
+from snapdiff.render.sections import CUT_ORDER, SECTIONS, SectionId
 from snapdiff.sources import load_pair
 
 TITLES = {s.id: s.title for s in SECTIONS}

@@ -25,8 +25,9 @@ from pagegen import as_json, spec, write_page
 from test_properties import snapshots, write
 
 from snapdiff.cli import main
-from snapdiff.diff import diff_snapshots
-from snapdiff.sources import LoadOptions, load_pair, tallycache
+from snapdiff.compare.diff import diff_snapshots
+from snapdiff.sources import LoadOptions, load_pair
+from snapdiff.sources.git import tallycache
 
 CASES = Path(__file__).parent / "cases"
 CASE_NAMES = sorted(p.name for p in CASES.iterdir() if (p / "old").is_dir())
@@ -152,7 +153,7 @@ def daily_repo(path: Path) -> Path:
 
 def blobs_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The ids of the blobs git is asked for from now on (the list fills as they are)."""
-    from snapdiff.sources import git as git_source
+    from snapdiff.sources.git import repo as git_source
 
     asked: list[str] = []
     real = git_source.GitRepo.read_blobs
@@ -482,7 +483,7 @@ def test_a_history_in_o_changed_agrees_with_a_whole_reading(
     says."""
     from snapdiff.errors import SnapdiffError
     from snapdiff.history import history
-    from snapdiff.report_json import render_history_json
+    from snapdiff.render.jsonreport import render_history_json
 
     def walked(options: LoadOptions) -> str:
         try:

@@ -11,8 +11,8 @@ import pytest
 from claims import check_markdown, check_report
 from pagegen import as_json, spec, write_page
 
-from snapdiff.diff import diff_snapshots
-from snapdiff.render import render_markdown
+from snapdiff.compare.diff import diff_snapshots
+from snapdiff.render.markdown import render_markdown
 from snapdiff.sources import load_pair
 
 ROOT = Path(__file__).parent.parent

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from pagegen import as_json, page_text, spec, write_page
 
-from snapdiff.diff import diff_snapshots
+from snapdiff.compare.diff import diff_snapshots
 from snapdiff.report import Report
 from snapdiff.sources import load_pair
 
@@ -298,8 +298,8 @@ def test_a_hash_moving_to_another_page_is_one_changed_spec_of_both(tmp_path: Pat
 
 def test_a_diff_of_snapshots_built_in_memory() -> None:
     """No files: pages built from entries (the loaders' contract, stated by SnapshotPair)."""
-    from snapdiff.entries import Entries, check_entries
     from snapdiff.model import Page, Snapshot
+    from snapdiff.sources.entries import Entries, check_entries
 
     def snapshot(name: str, *entries: dict[str, Any]) -> Snapshot:
         read = Entries.from_read(check_entries(list(entries), name), name)

@@ -13,10 +13,10 @@ from hypothesis import strategies as st
 from pagegen import HISTORY, SEEDS, spec, write_page
 
 from snapdiff.cli import main
-from snapdiff.entries import Entries, check_entries
 from snapdiff.errors import InputError
 from snapdiff.model import configuration_of
 from snapdiff.sources import load_pair
+from snapdiff.sources.entries import Entries, check_entries
 
 ROOT = Path(__file__).parent.parent
 REAL_PAGES = HISTORY + SEEDS + sorted((ROOT / "snapshots").glob("*/_cache/*/*/specs.md"))

@@ -13,13 +13,13 @@ from claims import check_report
 from pagegen import HISTORY, SEEDS, as_json, load_real, spec, write_page
 
 from snapdiff.cli import main
-from snapdiff.diff import diff_snapshots
+from snapdiff.compare.diff import diff_snapshots
 from snapdiff.model import Filters, Spec
-from snapdiff.render import render_markdown
+from snapdiff.render.jsonreport import render_json
+from snapdiff.render.markdown import render_markdown
+from snapdiff.render.text import render_text
 from snapdiff.report import Report
-from snapdiff.report_json import render_json
 from snapdiff.sources import LoadOptions, load_pair
-from snapdiff.text import render_text
 from snapdiff.versions import sort_versions
 
 ROOT = Path(__file__).parent.parent

@@ -67,9 +67,9 @@ def test_golden(
 @pytest.mark.parametrize("case", CASE_NAMES)
 def test_the_fast_path_reports_what_a_full_parse_reports(case: str) -> None:
     """Counting shared pages from their meta line must not change a byte of any golden case."""
-    from snapdiff.diff import diff_snapshots
-    from snapdiff.render import render_markdown
-    from snapdiff.report_json import render_json
+    from snapdiff.compare.diff import diff_snapshots
+    from snapdiff.render.jsonreport import render_json
+    from snapdiff.render.markdown import render_markdown
     from snapdiff.sources import LoadOptions, load_pair
 
     old, new = str(CASES / case / "old"), str(CASES / case / "new")
@@ -84,11 +84,11 @@ def test_reading_entries_as_text_reports_what_parsing_them_reports(
     case: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every page parsed whole (the text reading switched off) gives the same bytes."""
-    from snapdiff.diff import diff_snapshots
-    from snapdiff.entries import Entries
-    from snapdiff.render import render_markdown
-    from snapdiff.report_json import render_json
+    from snapdiff.compare.diff import diff_snapshots
+    from snapdiff.render.jsonreport import render_json
+    from snapdiff.render.markdown import render_markdown
     from snapdiff.sources import load_pair
+    from snapdiff.sources.entries import Entries
 
     old, new = str(CASES / case / "old"), str(CASES / case / "new")
     as_text = diff_snapshots(*load_pair(old, new))
@@ -105,9 +105,9 @@ def test_every_claim_of_every_case_is_true(case: str) -> None:
 
     from claims import check_markdown, check_report
 
-    from snapdiff.diff import diff_snapshots
-    from snapdiff.render import render_markdown
-    from snapdiff.report_json import render_json
+    from snapdiff.compare.diff import diff_snapshots
+    from snapdiff.render.jsonreport import render_json
+    from snapdiff.render.markdown import render_markdown
     from snapdiff.sources import load_pair
 
     old, new = CASES / case / "old", CASES / case / "new"

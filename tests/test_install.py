@@ -42,7 +42,7 @@ def test_wheel_ships_templates_and_runs_from_elsewhere(tmp_path: Path) -> None:
         [
             sys.executable,
             "-c",
-            "import snapdiff.render as r, sys; print(r.templates_dir()); "
+            "import snapdiff.render.markdown as r, sys; print(r.templates_dir()); "
             "from snapdiff.cli import main; sys.exit(main(sys.argv[1:]))",
             str(ROOT / "snapshots" / "v1"),
             str(ROOT / "snapshots" / "v2"),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from clirun import V1, V2, run
 
-from snapdiff.links import Links, links_from
+from snapdiff.render.links import Links, links_from
 
 
 def test_github_variables_link_commits_and_the_run() -> None:

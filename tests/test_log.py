@@ -158,7 +158,7 @@ def test_a_mermaid_chart_of_the_stacks_that_changed_most(
 
 
 def test_chart_text_holds_no_data_markup() -> None:
-    from snapdiff.charts import _safe
+    from snapdiff.render.charts import _safe
 
     assert _safe('e4s"]\n    line [1') == "e4s___" + "____line__1"
 

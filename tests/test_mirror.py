@@ -26,7 +26,8 @@ import pytest
 from clirun import run
 
 from snapdiff.errors import InputError
-from snapdiff.sources import mirror, web
+from snapdiff.sources.mirror import layouts as mirror
+from snapdiff.sources.mirror import web
 
 INDEX = Path(__file__).parent / "data" / "spack-index"
 V7, V8 = INDEX / "db-v7-index.json", INDEX / "db-v8-index.json"

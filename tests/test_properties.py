@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pagegen import as_json, page_text, spec
 
-from snapdiff.diff import diff_snapshots
-from snapdiff.render import render_markdown
+from snapdiff.compare.diff import diff_snapshots
+from snapdiff.render.markdown import render_markdown
+from snapdiff.render.text import render_text
 from snapdiff.sources import load_pair
-from snapdiff.text import render_text
 
 HASHES = [f"h{i:02d}" for i in range(24)]
 specs = st.builds(

@@ -19,7 +19,7 @@ from markdown_it import MarkdownIt
 from pagegen import page_text, spec, write_page
 
 from snapdiff import load_snapshot
-from snapdiff.classify import classify
+from snapdiff.compare.classify import classify
 from snapdiff.model import Configuration
 
 
@@ -229,8 +229,8 @@ def test_templates_run_sandboxed(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def test_git_reads_no_blob_larger_than_a_page(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from snapdiff.sources import git as git_source
     from snapdiff.sources import pages
+    from snapdiff.sources.git import repo as git_source
 
     monkeypatch.setattr(pages, "MAX_PAGE_BYTES", 4096)  # a 1.5 GB asset, scaled down
     repo = tmp_path / "repo"

@@ -11,10 +11,10 @@ from claims import check_report
 from clirun import run
 from pagegen import HISTORY, SEEDS, as_json, load_real, spec, write_page
 
-from snapdiff.diff import diff_snapshots
-from snapdiff.render import render_markdown
+from snapdiff.compare.diff import diff_snapshots
+from snapdiff.render.markdown import render_markdown
+from snapdiff.render.text import render_text
 from snapdiff.sources import load_pair
-from snapdiff.text import render_text
 
 STACK = "aws-pcluster-x86_64_v4"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from clirun import V1, V2, run
 
-from snapdiff.render import _environment
+from snapdiff.render.markdown import _environment
 
 
 def test_a_template_file_and_a_template_folder(

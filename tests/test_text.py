@@ -9,9 +9,9 @@ import pytest
 from clirun import V1, V2, run
 from pagegen import spec, write_page
 
-from snapdiff.diff import diff_snapshots
+from snapdiff.compare.diff import diff_snapshots
+from snapdiff.render.text import render_text
 from snapdiff.sources import load_pair
-from snapdiff.text import render_text
 
 
 def test_one_line_per_version_change_grouped(capsys: pytest.CaptureFixture[str]) -> None:
@@ -74,7 +74,7 @@ def test_with_several_tags_a_stack_move_names_its_tag(tmp_path: Path) -> None:
 def test_text_carries_the_markdown_s_explanations(capsys: pytest.CaptureFixture[str]) -> None:
     """The no-compiler note, every sentence of each package and the legend of `~`, as in the
     Markdown (without its code spans)."""
-    from snapdiff.render import render_markdown
+    from snapdiff.render.markdown import render_markdown
 
     code, out, _ = run([V1, V2, "--format", "text"], capsys)
     assert code == 0

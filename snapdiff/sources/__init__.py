@@ -7,12 +7,12 @@ from typing import NamedTuple
 
 from ..errors import InputError
 from ..model import Snapshot
-from .changed import MixedUnits, Revisions
-from .git import GitRepo
-from .reader import Progress
+from .git.changed import MixedUnits, Revisions
+from .git.reader import Progress
+from .git.repo import GitRepo
+from .git.tallycache import TallyCache
 from .sides import GitSide, LoadOptions, Side, open_side, opened
 from .snapshot import PageCache, Problems, check_changed
-from .tallycache import TallyCache
 
 __all__ = [
     "LoadOptions",

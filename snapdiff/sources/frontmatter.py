@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..checks import MAX_DEPTH, check_plain
-from ..entries import FIX, json_value
 from ..errors import InputError
+from .checks import MAX_DEPTH, check_plain
+from .entries import FIX, json_value
 
 __all__ = ["fast_fields", "read_fields"]
 

@@ -16,9 +16,9 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from ..entries import FIX, Entries, check_entries
 from ..errors import InputError
 from ..model import Page
+from .entries import FIX, Entries, check_entries
 from .frontmatter import fast_fields, read_fields
 
 __all__ = [

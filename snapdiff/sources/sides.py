@@ -14,11 +14,11 @@ from ..errors import InputError
 from ..model import Snapshot
 from . import pages as page_rules
 from .directory import read_directory
-from .git import GitRepo, TreeFile
-from .index import is_index_file, load_indexes, lone_stack
-from .mirror import MAX_INDEX_BYTES, Folder, Index, find_mirrors, index_of, is_url
+from .git.reader import Progress, quiet, readable
+from .git.repo import GitRepo, TreeFile
+from .mirror.index import is_index_file, load_indexes, lone_stack
+from .mirror.layouts import MAX_INDEX_BYTES, Folder, Index, find_mirrors, index_of, is_url
 from .pages import ParsedPage, check_size, is_catalogue_path, is_page
-from .reader import Progress, quiet, readable
 from .snapshot import PageBytes, PageCache, Problems, build_snapshot
 
 __all__ = ["GitSide", "LoadOptions", "Side", "open_side", "opened"]
@@ -151,7 +151,9 @@ def open_side(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> Side
     problems = Problems(options.keep_going)
     if is_url(arg):
         mirrors = [(options.stack_name or "root", arg), *options.stack_urls]
-        from .web import Web  # here: 13 ms of imports that a run reading no address never needs
+        from .mirror.web import (
+            Web,  # here: 13 ms of imports that a run reading no address never needs
+        )
 
         indexes = [index_of(Web(url, options.progress), stack) for stack, url in mirrors]
         return IndexSide(arg, indexes, options)

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 
-from .model import Configuration
-from .report import Change, ChangeClass
-from .versions import sort_versions, version_key
+from ..model import Configuration
+from ..report import Change, ChangeClass
+from ..versions import sort_versions, version_key
 
 __all__ = ["Facts", "Side", "classify"]
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import quote
 
-from .errors import UsageError
+from ..errors import UsageError
 
 __all__ = ["Links", "links_from", "valid_url"]
 

@@ -13,10 +13,10 @@ from __future__ import annotations
 from collections import defaultdict
 from itertools import combinations
 
+from ..model import Configuration
+from ..report import Change
+from ..versions import versions_of
 from .classify import Facts
-from .model import Configuration
-from .report import Change
-from .versions import versions_of
 
 __all__ = ["DIMENSIONS", "dimension_value", "find_migrations"]
 

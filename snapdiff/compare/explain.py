@@ -6,10 +6,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-from .claims import describe
-from .classify import classify
-from .migrations import find_migrations
-from .model import (
+from ..model import (
     Configuration,
     Entry,
     PageEntries,
@@ -19,8 +16,11 @@ from .model import (
     configuration_of,
     renamed,
 )
-from .report import Change, Sentence, SpecChange
-from .versions import spec_version
+from ..report import Change, Sentence, SpecChange
+from ..versions import spec_version
+from .claims import describe
+from .classify import classify
+from .migrations import find_migrations
 
 __all__ = ["Explanation", "describe_fields", "explain", "rebuilt_count", "variant_values"]
 

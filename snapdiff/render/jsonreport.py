@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, cast
 
 import orjson
 
-from .model import Configuration
-from .report import (
+from ..model import Configuration
+from ..report import (
     CHANGE_CLASSES,
     Bump,
     Change,
@@ -22,7 +22,7 @@ from .report import (
     StackMove,
     Summary,
 )
-from .schema import (
+from ..schema import (
     BumpJSON,
     ChangeJSON,
     ClassCountJSON,
@@ -42,7 +42,7 @@ from .schema import (
 )
 
 if TYPE_CHECKING:  # `snapdiff log` only: the diff path need not import it
-    from .history import History
+    from ..history import History
 
 __all__ = ["history_to_dict", "render_history_json", "render_json", "report_to_dict"]
 

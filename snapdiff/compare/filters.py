@@ -7,8 +7,8 @@ import difflib
 from collections.abc import Callable
 from fnmatch import fnmatchcase
 
-from .errors import UsageError
-from .model import Entry, Filters, Page, Snapshot, compiler_of
+from ..errors import UsageError
+from ..model import Entry, Filters, Page, Snapshot, compiler_of
 
 __all__ = ["apply_filters", "check_filters", "in_question"]
 

@@ -19,8 +19,8 @@ import urllib.request
 from collections.abc import Callable
 from typing import IO, Any
 
-from ..errors import InputError
-from .mirror import FIX
+from ...errors import InputError
+from .layouts import FIX
 
 __all__ = ["DEADLINE", "RETRIES", "TIMEOUT", "Web"]
 

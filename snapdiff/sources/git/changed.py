@@ -14,14 +14,14 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 
-from ..errors import InputError
-from ..model import Snapshot
-from .git import GitRepo, Revision, TreeEntry, TreeFile
-from .pages import (
+from ...errors import InputError
+from ...model import Snapshot
+from ..pages import (
     is_candidate,
 )
+from ..snapshot import PageCache, Problems, build_snapshot, check_changed
 from .reader import CATALOGUE, PageReader, Progress, Side, notes_of, quiet, unit_of
-from .snapshot import PageCache, Problems, build_snapshot, check_changed
+from .repo import GitRepo, Revision, TreeEntry, TreeFile
 from .tallies import UnitTally, total
 from .tallycache import TallyCache
 

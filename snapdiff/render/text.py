@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from .claims import variant_sentence
-from .errors import printable
-from .model import Configuration
-from .report import Change, PackageChange, Report, StackChange, StackMove
+from ..compare.claims import variant_sentence
+from ..errors import printable
+from ..model import Configuration
+from ..report import Change, PackageChange, Report, StackChange, StackMove
 from .sentences import cut, spack1
 
 __all__ = ["render_text"]

@@ -9,15 +9,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from .links import Links
-from .markup import Safe, code, some
-from .report import Bump, GateOutcome, Report, bump_order
-from .schema import (
+from ..report import Bump, GateOutcome, Report, bump_order
+from ..schema import (
     PackageJSON,
     ReportJSON,
     SideJSON,
     StackJSON,
 )
+from .links import Links
+from .markup import Safe, code, some
 from .sections import SECTIONS, SectionId
 from .sentences import class_counts, explained, root_rows, spack1, stack_move_rows
 from .views import (

@@ -6,8 +6,8 @@ from typing import Any
 
 import orjson
 
-from .errors import InputError
-from .model import Entry
+from ..errors import InputError
+from ..model import Entry
 
 __all__ = ["FIX", "MAX_DEPTH", "check_entries", "check_entry", "check_plain", "json_value"]
 

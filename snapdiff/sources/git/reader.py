@@ -5,10 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
-from ..errors import InputError
-from . import pages as page_rules
-from .git import GitRepo, Revision, TreeEntry, TreeFile
-from .pages import (
+from ...errors import InputError
+from .. import pages as page_rules
+from ..pages import (
     NOT_REGULAR_FIX,
     ParsedPage,
     check_size,
@@ -16,7 +15,8 @@ from .pages import (
     is_catalogue_path,
     is_page,
 )
-from .snapshot import PageBytes, PageCache, Problems
+from ..snapshot import PageBytes, PageCache, Problems
+from .repo import GitRepo, Revision, TreeEntry, TreeFile
 
 __all__ = [
     "CATALOGUE",

@@ -15,8 +15,8 @@ from typing import Any
 
 import orjson
 
-from ..errors import InputError
-from ..model import Page, Tally
+from ...errors import InputError
+from ...model import Page, Tally
 
 __all__ = ["UnitTally", "name_key", "total"]
 

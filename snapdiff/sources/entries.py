@@ -22,17 +22,17 @@ from collections.abc import Iterable, Iterator, KeysView, Mapping
 
 import orjson
 
-from .checks import FIX, check_entries, check_entry, json_value
-from .entryline import Counts, Line, Rows, configuration, stack_counts, text_list, version_of
-from .errors import InputError
-from .model import (
+from ..errors import InputError
+from ..model import (
     Configuration,
     Entry,
     PageEntries,
     configuration_of,
     written_as,
 )
-from .versions import spec_version
+from ..versions import spec_version
+from .checks import FIX, check_entries, check_entry, json_value
+from .entryline import Counts, Line, Rows, configuration, stack_counts, text_list, version_of
 
 __all__ = ["FIX", "Entries", "check_entries", "json_value"]  # the checks re-exported
 

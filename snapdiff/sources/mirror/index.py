@@ -14,11 +14,11 @@ from typing import Any
 
 import orjson
 
+from ...errors import InputError
+from ...model import Page, Snapshot
 from ..entries import Entries
-from ..errors import InputError
-from ..model import Page, Snapshot
-from .mirror import Index
-from .pages import blob_digest
+from ..pages import blob_digest
+from .layouts import Index
 
 __all__ = ["is_index_file", "load_indexes", "lone_stack"]
 

@@ -6,9 +6,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-from .model import NO_COMPILER, NOTHING, Page, Tally, renamed
-from .report import RootCount, StackChange, StackMove
-from .schema import Status
+from ..model import NO_COMPILER, NOTHING, Page, Tally, renamed
+from ..report import RootCount, StackChange, StackMove
+from ..schema import Status
 
 __all__ = ["ROOT", "StackCoverage", "stack_coverage", "stack_moves"]
 

@@ -6,13 +6,9 @@ import dataclasses
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 
-from .coverage import stack_coverage
-from .entries import Entries
-from .errors import printable
-from .explain import Explanation, describe_fields, explain, rebuilt_count
-from .filters import apply_filters, check_filters, in_question
-from .model import Entry, Filters, Page, PageEntries, Snapshot, Spec, written_as
-from .report import (
+from ..errors import printable
+from ..model import Entry, Filters, Page, PageEntries, Snapshot, Spec, written_as
+from ..report import (
     Bump,
     FieldChange,
     PackageChange,
@@ -23,8 +19,12 @@ from .report import (
     StackChange,
     Summary,
 )
-from .schema import BumpKind
-from .versions import bump_kind, sort_versions, version_key
+from ..schema import BumpKind
+from ..sources.entries import Entries
+from ..versions import bump_kind, sort_versions, version_key
+from .coverage import stack_coverage
+from .explain import Explanation, describe_fields, explain, rebuilt_count
+from .filters import apply_filters, check_filters, in_question
 
 __all__ = ["diff_snapshots"]
 

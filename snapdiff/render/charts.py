@@ -10,7 +10,7 @@ import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .history import History
+    from ..history import History
 
 __all__ = ["CHARTS", "stack_charts"]
 

@@ -11,8 +11,8 @@ from operator import itemgetter
 
 import orjson
 
-from .model import Configuration, normal_compiler, normal_variants
-from .versions import spec_version
+from ..model import Configuration, normal_compiler, normal_variants
+from ..versions import spec_version
 
 __all__ = ["Counts", "Line", "Rows", "configuration", "stack_counts", "text_list", "version_of"]
 

@@ -18,8 +18,8 @@ from typing import Any, NamedTuple, Protocol
 
 import orjson
 
-from ..errors import InputError
-from .directory import open_regular
+from ...errors import InputError
+from ..directory import open_regular
 
 __all__ = [
     "DB_VERSIONS",

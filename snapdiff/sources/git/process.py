@@ -6,7 +6,7 @@ import contextlib
 import subprocess
 from typing import IO
 
-from ..errors import InputError
+from ...errors import InputError
 
 __all__ = ["GitError", "run", "send", "start", "stop", "widen"]
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Generic, TypedDict, TypeVar
 
+from ..report import OneTag
+from ..schema import GateLevel, PackageJSON, ReportJSON, StackJSON, SummaryJSON
 from .markup import Safe, Said
-from .report import OneTag
-from .schema import GateLevel, PackageJSON, ReportJSON, StackJSON, SummaryJSON
 
 __all__ = [
     "Attention",

@@ -12,11 +12,11 @@ import dataclasses
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 
+from ..model import Configuration
+from ..report import Change, ChangeClass, Sentence
+from ..versions import versions_of
 from .classify import Facts, Side
 from .migrations import dimension_value
-from .model import Configuration
-from .report import Change, ChangeClass, Sentence
-from .versions import versions_of
 
 __all__ = ["describe", "merge", "variant_sentence"]
 

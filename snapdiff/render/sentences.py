@@ -6,11 +6,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
-from .claims import variant_sentence
+from ..compare.claims import variant_sentence
+from ..model import Configuration
+from ..report import Change, Report, RootCount, StackMove
+from ..schema import ClassCountJSON
 from .markup import Safe, Said, Unlisted, code
-from .model import Configuration
-from .report import Change, Report, RootCount, StackMove
-from .schema import ClassCountJSON
 from .views import Explained, RootRow, Spack1, StackMoveGroup, StackMoveRow
 
 __all__ = [

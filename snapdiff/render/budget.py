@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
-from .errors import UsageError
+from ..errors import UsageError
 from .sections import CUT_ORDER, SectionId
 
 __all__ = ["MIN_BUDGET", "PLACEHOLDER", "PRESETS", "budget", "fit", "marked", "size"]

@@ -13,20 +13,20 @@ import jinja2
 import jinja2.bccache
 import jinja2.sandbox
 
+from ..errors import TemplateError
+from ..report import Report
 from .budget import PLACEHOLDER, fit, marked
 from .charts import stack_charts
 from .context import FOLD_AFTER, commit_linker, markdown_context, section_rows
-from .errors import TemplateError
+from .jsonreport import history_to_dict, report_to_dict
 from .links import Links
 from .markup import Safe, code, delta, finalize, html_code, number, plural, sentence, signed, some
-from .report import Report
-from .report_json import history_to_dict, report_to_dict
 from .sections import SECTIONS, SectionId
 from .sentences import stack_move_rows
 from .views import MarkdownContext
 
 if TYPE_CHECKING:  # `snapdiff log` only: the diff path need not import it
-    from .history import History
+    from ..history import History
 
 __all__ = ["MarkdownRenderer", "render_history_markdown", "render_markdown", "templates_dir"]
 
@@ -40,7 +40,7 @@ LOG_TEMPLATE = "log.md.j2"
 def templates_dir() -> Path:
     """The default templates: inside the installed package, or top-level in a source checkout."""
     here = Path(__file__).resolve().parent
-    for candidate in (here / "templates", here.parent / "templates"):
+    for candidate in (here.parent / "templates", here.parent.parent / "templates"):
         if (candidate / DEFAULT_TEMPLATE).is_file():
             return candidate
     raise TemplateError(str(here), "default templates not found", "reinstall snapdiff")

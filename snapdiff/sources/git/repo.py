@@ -21,9 +21,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..errors import InputError
-from . import gitproc
-from .gitproc import GitError
+from ...errors import InputError
+from . import process as gitproc
+from .process import GitError
 
 __all__ = ["MISSING_FIX", "Changed", "GitError", "GitRepo", "Revision", "TreeEntry", "TreeFile"]
 

@@ -1,0 +1,1 @@
+"""snapdiff.sources.git.repo."""
