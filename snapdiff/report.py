@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 from typing import Literal, NamedTuple, get_args
 
 from .model import Configuration, Filters, Spellings
-from .schema import BumpKind, BumpSize, GateLevel, Status
+from .versions import BumpSize
 
 __all__ = [
     "CHANGE_CLASSES",
     "Bump",
+    "BumpKind",
     "Change",
     "ChangeClass",
     "Exemption",
@@ -27,11 +28,16 @@ __all__ = [
     "SpecChange",
     "StackChange",
     "StackMove",
+    "Status",
     "Summary",
     "bump_order",
 ]
 
 SCHEMA_VERSION = 1
+
+Status = Literal["added", "removed", "changed"]
+BumpKind = Literal["upgrade", "downgrade"]
+GateLevel = Literal["fail", "warn"]  # --fail-on, --warn-on
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,7 @@ from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from ..model import NO_COMPILER, NOTHING, Page, Tally, renamed
-from ..report import RootCount, StackChange, StackMove
-from ..schema import Status
+from ..report import RootCount, StackChange, StackMove, Status
 
 __all__ = ["ROOT", "StackCoverage", "stack_coverage", "stack_moves"]
 

@@ -10,6 +10,7 @@ from ..errors import printable
 from ..model import Entry, Filters, Page, PageEntries, Snapshot, Spec, written_as
 from ..report import (
     Bump,
+    BumpKind,
     FieldChange,
     PackageChange,
     Report,
@@ -19,7 +20,6 @@ from ..report import (
     StackChange,
     Summary,
 )
-from ..schema import BumpKind
 from ..sources.entries import Entries
 from ..versions import bump_kind, sort_versions, version_key
 from .coverage import stack_coverage

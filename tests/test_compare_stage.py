@@ -1,0 +1,32 @@
+"""The compare stage's shape: which way its imports point, and its one table of classes."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import snapdiff
+
+PACKAGE = Path(snapdiff.__file__).parent
+
+
+def _imports(module: Path) -> set[str]:
+    """The snapdiff modules a module imports, as dotted names relative to the package."""
+    tree = ast.parse(module.read_text(encoding="utf-8"))
+    where = module.relative_to(PACKAGE).with_suffix("").parts[:-1]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = where[: len(where) - node.level + 1]
+            name = ".".join([*base, *([node.module] if node.module else [])])
+            found.add(name)
+            found.update(f"{name}.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("snapdiff"):
+            found.add((node.module or "").removeprefix("snapdiff").lstrip("."))
+    return found
+
+
+def test_report_does_not_import_the_json_schema() -> None:
+    """The report owns its Literals; the JSON shapes are described from it, not the reverse."""
+    assert not {name for name in _imports(PACKAGE / "report.py") if name.startswith("schema")}
+    assert "report" in _imports(PACKAGE / "schema.py")
