@@ -6,6 +6,8 @@ import ast
 from pathlib import Path
 
 import snapdiff
+from snapdiff import diff_snapshots, load_pair
+from snapdiff.model import Configuration
 
 PACKAGE = Path(snapdiff.__file__).parent
 
@@ -30,3 +32,15 @@ def test_report_does_not_import_the_json_schema() -> None:
     """The report owns its Literals; the JSON shapes are described from it, not the reverse."""
     assert not {name for name in _imports(PACKAGE / "report.py") if name.startswith("schema")}
     assert "report" in _imports(PACKAGE / "schema.py")
+
+
+def test_configurations_are_named_records_in_one_field_order() -> None:
+    """Every configuration a diff's records carry is a `Configuration` read by name, its fields
+    in the order configurations sort in (os first, variants last)."""
+    assert Configuration._fields == ("os", "platform", "target", "compiler", "variants")
+    cases = Path(__file__).parent / "cases" / "explanations"
+    old, new = load_pair(str(cases / "old"), str(cases / "new"))
+    changes = [c for p in diff_snapshots(old, new).packages for c in p.changes]
+    configs = [c for x in changes for c in x.configurations_old + x.configurations_new]
+    assert configs and all(isinstance(c, Configuration) for c in configs)
+    assert {c.platform for c in configs} == {"darwin", "linux"}

@@ -101,12 +101,14 @@ class _Words:
 
 def _where(configs: tuple[Configuration, ...], old: Side, new: Side, said: _Words) -> None:
     """ "in all 3 `linux` configurations", "in 2 `linux` configurations", "in 4 configurations"."""
-    platforms = {c[1] for c in configs}
+    platforms = {c.platform for c in configs}
     count = len(configs)
     if len(platforms) == 1:
         (platform,) = platforms
-        every = {c for c in old if c[1] == platform} == {c for c in new if c[1] == platform}
-        if every and set(configs) == {c for c in new if c[1] == platform}:
+        every = {c for c in old if c.platform == platform} == {
+            c for c in new if c.platform == platform
+        }
+        if every and set(configs) == {c for c in new if c.platform == platform}:
             if count == 1:
                 said.say(" in its only {} configuration", platform)
             else:
@@ -206,7 +208,7 @@ def _sentence(change: Change, old: Side, new: Side, spelling: Mapping[str, str])
         said.say(f"{'new' if new_side else 'dropped'} configuration{'s' * (len(configs) != 1)}")
         said.say(" (" + ", ".join("{}" for _ in versions) + ")", *versions)
     else:
-        said.say("{}", change.configurations_old[0][1])
+        said.say("{}", change.configurations_old[0].platform)
         for index, dimension in enumerate(change.dimensions):
             said.say(" and" if index else "")
             _moved(said, change, dimension, spelling)

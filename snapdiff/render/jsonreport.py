@@ -78,13 +78,12 @@ def _spec_change(change: SpecChange) -> SpecChangeJSON:
 
 
 def _configuration(config: Configuration) -> ConfigurationJSON:
-    os_, platform, target, compiler, variants = config
     return {
-        "os": os_,
-        "platform": platform,
-        "target": target,
-        "compiler": compiler,
-        "variants": list(variants),
+        "os": config.os,
+        "platform": config.platform,
+        "target": config.target,
+        "compiler": config.compiler,
+        "variants": list(config.variants),
     }
 
 

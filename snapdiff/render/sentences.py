@@ -51,8 +51,8 @@ def to_no_compiler(change: Change) -> bool:
     return (
         change.kind == "migration"
         and "compiler" in change.dimensions
-        and all(c[3] == "none" for c in change.configurations_new)
-        and all(c[3] != "none" for c in change.configurations_old)
+        and all(c.compiler == "none" for c in change.configurations_new)
+        and all(c.compiler != "none" for c in change.configurations_old)
     )
 
 
@@ -86,10 +86,10 @@ def _values(dimension: str, values: Iterable[str]) -> Safe:
 def configuration(config: Configuration, spelling: Mapping[str, str]) -> Safe:
     """One configuration on a line: os, target, compiler, variants (both as the pages write
     them), then the platform."""
-    os_, platform, target, compiler, variants = config
-    parts = [code(os_), code(target), _values("compiler", [spelling.get(compiler, compiler)])]
-    parts += [code(spelling.get(v, v)) for v in variants]
-    return Safe(f"{' '.join(parts)} ({code(platform)})")
+    compiler = spelling.get(config.compiler, config.compiler)
+    parts = [code(config.os), code(config.target), _values("compiler", [compiler])]
+    parts += [code(spelling.get(v, v)) for v in config.variants]
+    return Safe(f"{' '.join(parts)} ({code(config.platform)})")
 
 
 def cut(
@@ -100,13 +100,13 @@ def cut(
     """
     keep: set[Configuration] = set()
     for config in configs:
-        if not any(c[1] == config[1] for c in keep):
+        if not any(c.platform == config.platform for c in keep):
             keep.add(config)
     for config in configs:
         if len(keep) >= limit:
             break
         keep.add(config)
-    hidden = Counter(c[1] for c in configs if c not in keep)
+    hidden = Counter(c.platform for c in configs if c not in keep)
     return [c for c in configs if c in keep], sorted((n, p) for p, n in hidden.items())
 
 

@@ -117,10 +117,11 @@ def _root(report: Report, multi: bool) -> list[str]:
 
 
 def _configuration(config: Configuration, spelling: dict[str, str]) -> str:
-    os_, platform, target, compiler, variants = config
-    written = spelling.get(compiler, compiler)
-    parts = [os_, target, "no compiler (none)" if written == "none" else written]
-    return " ".join([*parts, *(spelling.get(v, v) for v in variants), f"({platform})"])
+    written = spelling.get(config.compiler, config.compiler)
+    parts = [config.os, config.target, "no compiler (none)" if written == "none" else written]
+    return " ".join(
+        [*parts, *(spelling.get(v, v) for v in config.variants), f"({config.platform})"]
+    )
 
 
 def _change_lines(change: Change, spelling: dict[str, str]) -> list[str]:
