@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import get_args
 
 import snapdiff
 from snapdiff import diff_snapshots, load_pair
+from snapdiff.compare.classes import CLASSES
 from snapdiff.model import Configuration
+from snapdiff.report import ChangeClass
 
 PACKAGE = Path(snapdiff.__file__).parent
 
@@ -44,3 +47,11 @@ def test_configurations_are_named_records_in_one_field_order() -> None:
     configs = [c for x in changes for c in x.configurations_old + x.configurations_new]
     assert configs and all(isinstance(c, Configuration) for c in configs)
     assert {c.platform for c in configs} == {"darwin", "linux"}
+
+
+def test_the_classes_table_has_a_row_for_every_class_in_their_order() -> None:
+    """A class without its row (rank, wording, summary words) would fail only when a report
+    first has one; the table's keys are exactly the classes, in `ChangeClass`'s order (which
+    JSON's `specs_by_class` follows), and each has its own place in a package's list."""
+    assert tuple(CLASSES) == get_args(ChangeClass)
+    assert sorted(info.rank for info in CLASSES.values()) == list(range(len(CLASSES)))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..compare.claims import variant_sentence
+from ..compare.classes import CLASSES
 from ..errors import printable
 from ..model import Configuration
 from ..report import Change, PackageChange, Report, StackChange, StackMove
@@ -127,7 +128,7 @@ def _configuration(config: Configuration, spelling: dict[str, str]) -> str:
 def _change_lines(change: Change, spelling: dict[str, str]) -> list[str]:
     """A record's sentence, then the configurations it lists, cut as the Markdown cuts them."""
     lines = [f"  - {change.sentence.plain()}"]
-    if change.kind in ("new-configuration", "dropped-configuration"):
+    if CLASSES[change.kind].lists:
         shown, more = cut(change.configurations_new or change.configurations_old)
         lines += [f"      {_configuration(c, spelling)}" for c in shown]
         lines += [f"      … and {n:,} more {platform}" for n, platform in more]
