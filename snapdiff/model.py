@@ -9,14 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple, Protocol
 
-__all__ = [
-    "Configuration",
-    "Filters",
-    "Page",
-    "Snapshot",
-    "Spec",
-    "Tally",
-]
+__all__ = ["Configuration", "Filters", "Page", "Snapshot", "Spec", "Tally"]
 
 
 class Configuration(NamedTuple):
