@@ -55,3 +55,10 @@ def test_the_classes_table_has_a_row_for_every_class_in_their_order() -> None:
     JSON's `specs_by_class` follows), and each has its own place in a package's list."""
     assert tuple(CLASSES) == get_args(ChangeClass)
     assert sorted(info.rank for info in CLASSES.values()) == list(range(len(CLASSES)))
+
+
+def test_compare_does_not_import_the_loaders() -> None:
+    """Only the command line and the package's face read inputs: the compare stage works on
+    the records of `model` (an empty page's entries included)."""
+    for module in sorted((PACKAGE / "compare").glob("*.py")):
+        assert not {n for n in _imports(module) if n.startswith("sources")}, module.name
