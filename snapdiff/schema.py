@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TypedDict
 
-from .report import BumpKind, GateLevel, Status
-from .versions import BumpSize
+from .report import GateLevel, Status
+from .versions import BumpKind, BumpSize
 
 __all__ = [
     "ChangeJSON",

@@ -62,3 +62,14 @@ def test_compare_does_not_import_the_loaders() -> None:
     the records of `model` (an empty page's entries included)."""
     for module in sorted((PACKAGE / "compare").glob("*.py")):
         assert not {n for n in _imports(module) if n.startswith("sources")}, module.name
+
+
+def test_the_compare_stage_and_the_report_are_short_modules_of_short_functions() -> None:
+    """Modules of at most 300 lines, functions of at most 60."""
+    for module in [PACKAGE / "report.py", *sorted((PACKAGE / "compare").glob("*.py"))]:
+        text = module.read_text(encoding="utf-8")
+        assert len(text.splitlines()) <= 300, module.name
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                length = (node.end_lineno or node.lineno) - node.lineno + 1
+                assert length <= 60, f"{module.name}: {node.name} has {length} lines"

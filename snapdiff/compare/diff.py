@@ -11,7 +11,7 @@ from ..model import Filters, Page, Snapshot
 from ..report import PackageChange, Report, Side, StackChange, Summary
 from .coverage import stack_coverage
 from .filters import apply_filters, check_filters, in_question
-from .package import Key, Moves, package_change, page_entries
+from .package import Asked, Key, Moves, package_change, page_entries
 
 __all__ = ["diff_snapshots"]
 
@@ -45,6 +45,37 @@ def _moved(pages: Mapping[Key, Page], here: dict[Key, Key], there: dict[Key, Key
         for spec, page in here.items()
         if spec in there
     }
+
+
+def _known(old: Snapshot, new: Snapshot) -> tuple[Snapshot, Snapshot]:
+    """The sides without the pages left out (bad, with --keep-going) on either side."""
+    unknown = old.skipped_keys | new.skipped_keys
+    if not unknown:
+        return old, new
+    old, new = (
+        dataclasses.replace(side, pages={k: p for k, p in side.pages.items() if k not in unknown})
+        for side in (old, new)
+    )
+    return old, new
+
+
+def _packages(
+    old: Mapping[Key, Page],
+    new: Mapping[Key, Page],
+    differing: list[Key],
+    describe: bool,
+    asked: Asked,
+) -> list[PackageChange]:
+    """The change of every package whose page content differs, a spec that moved between pages
+    of a tag being changed, not added and removed."""
+    left, joined = _leftovers(old, new, differing), _leftovers(new, old, differing)
+    moves = _moved(old, left, joined), _moved(new, joined, left)
+    packages = []
+    for key in differing:
+        change = package_change(key, old.get(key), new.get(key), moves, describe, asked)
+        if change is not None:
+            packages.append(change)
+    return packages
 
 
 def _summary(packages: list[PackageChange], stacks: list[StackChange]) -> Summary:
@@ -91,14 +122,7 @@ def diff_snapshots(
     if filters.applied:
         check_filters(old, new, filters)
     old, new = apply_filters(old, filters), apply_filters(new, filters)
-    unknown = old.skipped_keys | new.skipped_keys  # a page left out on either side
-    if unknown:
-        old, new = (
-            dataclasses.replace(
-                side, pages={k: p for k, p in side.pages.items() if k not in unknown}
-            )
-            for side in (old, new)
-        )
+    old, new = _known(old, new)
     old_pages: Mapping[Key, Page] = old.pages
     if old.release_to(new):
         old_pages = _relabel(old.pages, new.tags[0])
@@ -110,16 +134,7 @@ def diff_snapshots(
         or key not in new_pages
         or old_pages[key].digest != new_pages[key].digest
     ]
-    left = _leftovers(old_pages, new_pages, differing)
-    joined = _leftovers(new_pages, old_pages, differing)
-    moves = _moved(old_pages, left, joined), _moved(new_pages, joined, left)
-    packages = []
-    for key in differing:
-        change = package_change(
-            key, old_pages.get(key), new_pages.get(key), moves, describe, in_question(filters)
-        )
-        if change is not None:
-            packages.append(change)
+    packages = _packages(old_pages, new_pages, differing, describe, in_question(filters))
     if old.rest != new.rest:
         raise AssertionError("the sides of a pair hold different counted-only content")
     stacks = stack_coverage(old_pages, new_pages, differing, new.rest)

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from ..model import Entry, Page, PageEntries, Spec, written_as
-from ..report import Bump, BumpKind, FieldChange, PackageChange, Sentence, SpecChange
-from ..versions import bump_kind, sort_versions, version_key
+from ..report import FieldChange, PackageChange, Sentence, SpecChange
+from ..versions import Bump, BumpKind, bump_kind, sort_versions, version_key
 from .explain import Explanation, describe_fields, explain, rebuilt_count
 
 __all__ = ["Asked", "Key", "Moves", "package_change", "page_entries"]
@@ -138,17 +138,11 @@ def package_change(
         return None
     removed_entries = [old_entries[h] for h in removed]
     added_entries = [new_entries[h] for h in added]
-    explained = (
-        explain(
-            list(map(Spec.from_entry, removed_entries)),
-            list(map(Spec.from_entry, added_entries)),
-            old_entries,
-            new_entries,
-            changed,
-        )
-        if describe
-        else Explanation()
-    )
+    explained = Explanation()
+    if describe:
+        removed_specs = list(map(Spec.from_entry, removed_entries))
+        added_specs = list(map(Spec.from_entry, added_entries))
+        explained = explain(removed_specs, added_specs, old_entries, new_entries, changed)
     old_set, new_set = old_entries.versions, new_entries.versions
     versions_old, versions_new = sort_versions(old_set), sort_versions(new_set)
     stacks_old = {s for s in old_entries.stacks if asked(s)}
