@@ -84,7 +84,7 @@ class Spec(NamedTuple):
         }
 
     def configuration(self) -> Configuration:
-        """What pairs a removed spec with an added one: os, platform, target, compiler, variants."""
+        """What pairs a removed spec with an added one: its Configuration."""
         return Configuration(self.os, self.platform, self.target, self.compiler, self.variants)
 
 

@@ -23,8 +23,8 @@ __all__ = ["describe", "merge", "variant_sentence"]
 
 
 def merge(facts: Facts) -> list[Change]:
-    """One record per class and what its class merges by (versions, mostly; new and dropped
-    configurations: one per class)."""
+    """One record per class and merge key (`ClassInfo.merge_key`: the versions, mostly; new and
+    dropped configurations: one per class)."""
     groups: dict[tuple[object, ...], list[Change]] = defaultdict(list)
     for fact in facts:
         groups[CLASSES[fact.kind].merge_key(fact)].append(fact)
