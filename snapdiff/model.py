@@ -9,18 +9,20 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, NamedTuple, Protocol
 
-__all__ = [
-    "Filters",
-    "Page",
-    "Snapshot",
-    "Spec",
-    "Tally",
-]
+__all__ = ["Configuration", "Filters", "Page", "Snapshot", "Spec", "Tally"]
 
 
-Configuration = tuple[
-    str, str, str, str, tuple[str, ...]
-]  # os, platform, target, compiler, variants
+class Configuration(NamedTuple):
+    """What pairs a removed spec with an added one (SPEC section 2a): where and how it was built.
+
+    The one statement of the fields' order, which is also the order configurations sort in.
+    """
+
+    os: str
+    platform: str
+    target: str
+    compiler: str
+    variants: tuple[str, ...]  # normalised, a sorted set
 
 
 class Spec(NamedTuple):
@@ -82,8 +84,8 @@ class Spec(NamedTuple):
         }
 
     def configuration(self) -> Configuration:
-        """What pairs a removed spec with an added one: os, platform, target, compiler, variants."""
-        return (self.os, self.platform, self.target, self.compiler, self.variants)
+        """What pairs a removed spec with an added one: its Configuration."""
+        return Configuration(self.os, self.platform, self.target, self.compiler, self.variants)
 
 
 NO_COMPILER = "none"  # the compiler of a spec whose page records none (SPEC section 2a)
@@ -150,7 +152,7 @@ def compiler_of(entry: Mapping[str, Any]) -> str:
 
 def configuration_of(entry: Mapping[str, Any]) -> Configuration:
     """What Spec.from_entry(entry).configuration() gives, without building the whole Spec."""
-    return (
+    return Configuration(
         entry.get("os", ""),
         entry.get("platform", ""),
         entry.get("target", ""),

@@ -7,10 +7,9 @@ from dataclasses import dataclass, field
 from typing import Literal, NamedTuple, get_args
 
 from .model import Configuration, Filters, Spellings
-from .schema import BumpKind, BumpSize, GateLevel, Status
+from .versions import Bump, bump_order  # a package's version change, and its order
 
 __all__ = [
-    "CHANGE_CLASSES",
     "Bump",
     "Change",
     "ChangeClass",
@@ -27,11 +26,14 @@ __all__ = [
     "SpecChange",
     "StackChange",
     "StackMove",
+    "Status",
     "Summary",
     "bump_order",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 1  # of the JSON report
+Status = Literal["added", "removed", "changed"]
+GateLevel = Literal["fail", "warn"]  # --fail-on, --warn-on
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,25 +47,6 @@ class Side:
     stacks: int
     commit: str | None = None
     date: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Bump:
-    """A change of a package's highest version."""
-
-    old: str
-    new: str
-    kind: BumpKind
-    size: BumpSize
-
-
-_SIZE_RANK = {"major": 0, "minor": 1, "patch": 2, "other": 3}
-
-
-def bump_order(bump: Bump) -> tuple[int, int]:
-    """Where a version change goes in a list of them: downgrades first, then upgrades by size
-    (major, minor, patch, other); a stable sort keeps the (tag, name) order among equals."""
-    return (0 if bump.kind == "downgrade" else 1, _SIZE_RANK[bump.size])
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +94,6 @@ ChangeClass = Literal[
     "dropped-configuration",
     "migration",
 ]
-CHANGE_CLASSES: tuple[ChangeClass, ...] = get_args(ChangeClass)
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,16 +186,10 @@ class Summary:
     @property
     def total(self) -> int:
         """Number of changed packages, specs and stacks: zero means no change at all."""
-        return (
-            self.packages_added
-            + self.packages_removed
-            + self.packages_changed
-            + self.specs_added
-            + self.specs_removed
-            + self.specs_changed
-            + self.stacks_added
-            + self.stacks_removed
-            + self.stacks_changed
+        return sum(
+            getattr(self, f"{counted}_{status}")
+            for counted in ("packages", "specs", "stacks")
+            for status in get_args(Status)
         )
 
 

@@ -2,18 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import TypedDict
 
-from .versions import BumpSize
+from .report import GateLevel, Status
+from .versions import BumpKind, BumpSize
 
 __all__ = [
-    "BumpKind",
-    "BumpSize",
     "ChangeJSON",
     "ConfigurationJSON",
     "ExemptionJSON",
     "GateJSON",
-    "GateLevel",
     "HistoryJSON",
     "PackageJSON",
     "ReportJSON",
@@ -21,13 +19,8 @@ __all__ = [
     "SideJSON",
     "StackJSON",
     "StackMoveJSON",
-    "Status",
     "SummaryJSON",
 ]
-
-Status = Literal["added", "removed", "changed"]
-BumpKind = Literal["upgrade", "downgrade"]
-GateLevel = Literal["fail", "warn"]  # --fail-on, --warn-on
 
 
 class SideJSON(TypedDict):

@@ -1,15 +1,20 @@
-"""Spack version order (SPEC section 3): parse a version string into a sort key."""
+"""Spack version order (SPEC section 3): parse a version string into a sort key; a change of
+a package's highest version, its kind and size."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
 __all__ = [
+    "Bump",
+    "BumpKind",
     "BumpSize",
     "bump_kind",
+    "bump_order",
     "highest",
     "sort_versions",
     "spec_version",
@@ -26,6 +31,7 @@ _INFINITY_RANK = {word: rank for rank, word in enumerate(_INFINITY)}
 _PRERELEASE = {"alpha": 0, "beta": 1, "rc": 2, "final": 3}
 _RELEASE = (3,)  # `1.2` and `1.2final`; `1.2rc` is (2,), below `1.2rc0` (2, 0)
 
+BumpKind = Literal["upgrade", "downgrade"]
 BumpSize = Literal["major", "minor", "patch", "other"]
 _SIZES: tuple[BumpSize, ...] = ("major", "minor", "patch")
 
@@ -101,3 +107,22 @@ def bump_kind(old: str, new: str) -> BumpSize:
     if index < 3 and differing and all(kind == 1 for kind, _ in differing):
         return _SIZES[index]
     return "other"
+
+
+@dataclass(frozen=True, slots=True)
+class Bump:
+    """A change of a package's highest version."""
+
+    old: str
+    new: str
+    kind: BumpKind
+    size: BumpSize
+
+
+_SIZE_RANK = {"major": 0, "minor": 1, "patch": 2, "other": 3}
+
+
+def bump_order(bump: Bump) -> tuple[int, int]:
+    """Where a version change goes in a list of them: downgrades first, then upgrades by size
+    (major, minor, patch, other); a stable sort keeps the (tag, name) order among equals."""
+    return (0 if bump.kind == "downgrade" else 1, _SIZE_RANK[bump.size])

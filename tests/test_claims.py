@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claims import check_markdown, check_report
+from checker import check_markdown, check_report
 from pagegen import as_json, spec, write_page
 
 from snapdiff.compare.diff import diff_snapshots

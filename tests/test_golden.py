@@ -100,10 +100,10 @@ def test_reading_entries_as_text_reports_what_parsing_them_reports(
 
 @pytest.mark.parametrize("case", CASE_NAMES)
 def test_every_claim_of_every_case_is_true(case: str) -> None:
-    """The independent claim checker (tests/claims.py) finds nothing false in any case."""
+    """The independent claim checker (tests/checker.py) finds nothing false in any case."""
     import json
 
-    from claims import check_markdown, check_report
+    from checker import check_markdown, check_report
 
     from snapdiff.compare.diff import diff_snapshots
     from snapdiff.render.jsonreport import render_json

@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from claims import check_markdown, check_report
+from checker import check_markdown, check_report
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pagegen import as_json, page_text, spec

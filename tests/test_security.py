@@ -414,7 +414,7 @@ sys.exit(cli.main([{V1!r}, {V2!r}, "-o", {str(out)!r}]))
 
 
 def test_classifying_many_specs_of_one_configuration() -> None:
-    config: Configuration = ("ubuntu24.04", "linux", "x86_64", "gcc@13", ())
+    config = Configuration("ubuntu24.04", "linux", "x86_64", "gcc@13", ())
     removed = [(f"r{i:06d}", config, "1.0") for i in range(60_000)]
     added = [(f"a{i:06d}", config, "1.0") for i in range(50_000)]
     added += [(f"b{i:06d}", config, "2.0") for i in range(5_000)]

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from claims import check_report
+from checker import check_report
 from clirun import run
 from pagegen import HISTORY, SEEDS, as_json, load_real, spec, write_page
 

@@ -7,13 +7,12 @@ from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from ..model import NO_COMPILER, NOTHING, Page, Tally, renamed
-from ..report import RootCount, StackChange, StackMove
-from ..schema import Status
+from ..report import RootCount, StackChange, StackMove, Status
 
 __all__ = ["ROOT", "StackCoverage", "stack_coverage", "stack_moves"]
 
 ROOT = "root"  # the merged cache that holds every spec (SPEC section 1)
-MOVE_DIMENSIONS = {"os": 0, "target": 2, "compiler": 3}  # places in a Configuration
+MOVE_DIMENSIONS = ("os", "target", "compiler")  # the Configuration fields a stack moves along
 
 Key = tuple[str, str]  # (tag, package name) of a page; (tag, stack) of a stack
 Coverage = dict[Key, tuple[int, set[str]]]  # (tag, stack) -> (spec count, package names)
@@ -168,9 +167,9 @@ def _values(
             found = values.get((key[0], name))
             if found is None:
                 continue
-            for dimension, place in MOVE_DIMENSIONS.items():
+            for dimension in MOVE_DIMENSIONS:
                 for config, count in configs.items():
-                    found[dimension][str(config[place])] += count
+                    found[dimension][str(getattr(config, dimension))] += count
             written[(key[0], name)].update(spelling)
     return values, written
 

@@ -4,51 +4,21 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 
 from ..errors import printable
-from ..model import Entry, Filters, Page, PageEntries, Snapshot, Spec, written_as
-from ..report import (
-    Bump,
-    FieldChange,
-    PackageChange,
-    Report,
-    Sentence,
-    Side,
-    SpecChange,
-    StackChange,
-    Summary,
-)
-from ..schema import BumpKind
-from ..sources.entries import Entries
-from ..versions import bump_kind, sort_versions, version_key
+from ..model import Filters, Page, Snapshot
+from ..report import PackageChange, Report, Side, StackChange, Summary
 from .coverage import stack_coverage
-from .explain import Explanation, describe_fields, explain, rebuilt_count
 from .filters import apply_filters, check_filters, in_question
+from .package import Asked, Key, Moves, package_change, page_entries
 
 __all__ = ["diff_snapshots"]
-
-Key = tuple[str, str]  # (tag, name)
-# (tag, hash) -> (package name, entry): specs that left or joined a page whose content differs
-Moves = dict[Key, tuple[str, Entry]]
-_COMPARED_FIELDS = tuple(f for f in Spec._fields if f not in ("hash", "stacks"))
 
 
 def _relabel(pages: Mapping[Key, Page], tag: str) -> dict[Key, Page]:
     """Release to release: the single tag of a side becomes a label, not part of identity."""
     return {(tag, name): page for (_, name), page in pages.items()}
-
-
-_NO_ENTRIES = Entries.from_read({}, "")
-
-
-def _entries(page: Page | None) -> PageEntries:
-    """The entries of a page whose content differs between the sides (loaders keep those)."""
-    if page is None:
-        return _NO_ENTRIES
-    if page.entries is None:
-        raise AssertionError(f"{page.source}: content differs but only its counts were read")
-    return page.entries
 
 
 def _leftovers(
@@ -58,152 +28,54 @@ def _leftovers(
     (tag, name): candidates for a move."""
     found: dict[Key, Key] = {}
     for key in keys:
-        tag = key[0]
-        hashes = _entries(one.get(key)).hashes() - _entries(other.get(key)).hashes()
-        found.update(((tag, digest), key) for digest in hashes)
+        page, counterpart = one.get(key), other.get(key)
+        if page is None:
+            continue
+        there = page_entries(counterpart).hashes() if counterpart is not None else frozenset()
+        found.update(
+            ((key[0], digest), key) for digest in page_entries(page) if digest not in there
+        )
     return found
 
 
 def _moved(pages: Mapping[Key, Page], here: dict[Key, Key], there: dict[Key, Key]) -> Moves:
     """The specs of `here` that `there` holds too, each with its page's name and entry."""
     return {
-        spec: (page[1], _entries(pages[page])[spec[1]])
+        spec: (page[1], page_entries(pages[page])[spec[1]])
         for spec, page in here.items()
         if spec in there
     }
 
 
-Asked = Callable[[str], bool]  # whether a stack is one the filters ask about
-
-
-def _spec_change(
-    old_name: str, old: Entry, new_name: str, new: Entry, asked: Asked
-) -> SpecChange | None:
-    """How one hash differs between the sides (in the stacks asked about), or None."""
-    if old == new and old_name == new_name:
-        return None  # the same entry as read: nothing to normalise
-    before, after = Spec.from_entry(old), Spec.from_entry(new)
-    before = before._replace(stacks=tuple(s for s in before.stacks if asked(s)))
-    after = after._replace(stacks=tuple(s for s in after.stacks if asked(s)))
-    if before == after and old_name == new_name:
-        return None
-    fields = [
-        FieldChange(name, getattr(before, name), getattr(after, name))
-        for name in _COMPARED_FIELDS
-        if getattr(before, name) != getattr(after, name)
-    ]
-    details = describe_fields(before, after, _written(old, new)) if fields else ()
-    if old_name != new_name:
-        fields.insert(0, FieldChange("package", old_name, new_name))
-        details = (Sentence("package: {} → {}", (old_name, new_name)), *details)
-    old_stacks, new_stacks = set(before.stacks), set(after.stacks)
-    return SpecChange(
-        after.hash,
-        tuple(sorted(new_stacks - old_stacks)),
-        tuple(sorted(old_stacks - new_stacks)),
-        tuple(fields),
-        details,
+def _known(old: Snapshot, new: Snapshot) -> tuple[Snapshot, Snapshot]:
+    """The sides without the pages left out (bad, with --keep-going) on either side."""
+    unknown = old.skipped_keys | new.skipped_keys
+    if not unknown:
+        return old, new
+    old, new = (
+        dataclasses.replace(side, pages={k: p for k, p in side.pages.items() if k not in unknown})
+        for side in (old, new)
     )
+    return old, new
 
 
-def _written(*entries: Entry) -> dict[str, str]:
-    """How these records write their compilers and variants, the later one's way first."""
-    found: dict[str, str] = {}
-    for entry in entries:
-        found |= written_as([str(entry.get("compiler", ""))], entry.get("variants", ()))
-    return found
-
-
-def _bump(old_versions: list[str], new_versions: list[str]) -> Bump | None:
-    """The change of the highest version, when both sides have one and it moved."""
-    if not old_versions or not new_versions:
-        return None
-    old, new = old_versions[-1], new_versions[-1]
-    old_key, new_key = version_key(old), version_key(new)
-    if old_key == new_key:
-        return None
-    kind: BumpKind = "upgrade" if new_key > old_key else "downgrade"
-    return Bump(old, new, kind, bump_kind(old, new))
-
-
-def _package_change(
-    key: Key,
-    old: Page | None,
-    new: Page | None,
-    moved_from: Moves,
-    moved_to: Moves,
-    describe: bool = True,
-    asked: Asked = lambda _: True,
-) -> PackageChange | None:
-    """The change of one package whose page content differs, or None if it is only byte noise.
-
-    A hash that left one page of a tag and joined another is the same spec, changed (its
-    `package` field), and is reported as changed by both packages.
-    """
-    tag, name = key
-    old_entries, new_entries = _entries(old), _entries(new)
-    added, changed = [], []
-    for digest in new_entries.differing(old_entries):  # entries equal as read are equal
-        if digest not in old_entries:
-            came = moved_from.get((tag, digest))
-            if came is None:
-                added.append(digest)
-            elif (change := _spec_change(*came, name, new_entries[digest], asked)) is not None:
-                changed.append(change)
-        else:
-            change = _spec_change(name, old_entries[digest], name, new_entries[digest], asked)
-            if change is not None:
-                changed.append(change)
-    removed = []
-    for digest in old_entries.differing(new_entries):
-        if digest not in new_entries:
-            went = moved_to.get((tag, digest))
-            if went is None:
-                removed.append(digest)
-            elif (change := _spec_change(name, old_entries[digest], *went, asked)) is not None:
-                changed.append(change)
-    changed.sort(key=lambda c: c.hash)
-    if old is not None and new is not None and not (added or removed or changed):
-        return None
-    removed_entries = [old_entries[h] for h in removed]
-    added_entries = [new_entries[h] for h in added]
-    explained = (
-        explain(
-            list(map(Spec.from_entry, removed_entries)),
-            list(map(Spec.from_entry, added_entries)),
-            old_entries,
-            new_entries,
-            changed,
-        )
-        if describe
-        else Explanation()
-    )
-    old_set, new_set = old_entries.versions, new_entries.versions
-    versions_old, versions_new = sort_versions(old_set), sort_versions(new_set)
-    stacks_old = {s for s in old_entries.stacks if asked(s)}
-    stacks_new = {s for s in new_entries.stacks if asked(s)}
-    return PackageChange(
-        tag=tag,
-        name=name,
-        status="added" if old is None else "removed" if new is None else "changed",
-        versions_old=tuple(versions_old),
-        versions_new=tuple(versions_new),
-        versions_added=tuple(v for v in versions_new if v not in old_set),
-        versions_removed=tuple(v for v in versions_old if v not in new_set),
-        bump=_bump(versions_old, versions_new) if old and new else None,
-        specs_added=tuple(added),
-        specs_removed=tuple(removed),
-        specs_changed=tuple(changed),
-        stacks_added=tuple(sorted(stacks_new - stacks_old)),
-        stacks_removed=tuple(sorted(stacks_old - stacks_new)),
-        changes=explained.changes,
-        kept=explained.kept,
-        rebuilt=rebuilt_count(removed_entries, added_entries),
-        spellings=explained.spellings,
-        # variant values of a package on both sides (one added or removed has every value new)
-        variants_added=explained.variants_added if old and new else (),
-        variants_removed=explained.variants_removed if old and new else (),
-    )
+def _packages(
+    old: Mapping[Key, Page],
+    new: Mapping[Key, Page],
+    differing: list[Key],
+    describe: bool,
+    asked: Asked,
+) -> list[PackageChange]:
+    """The change of every package whose page content differs, a spec that moved between pages
+    of a tag being changed, not added and removed."""
+    left, joined = _leftovers(old, new, differing), _leftovers(new, old, differing)
+    moves = _moved(old, left, joined), _moved(new, joined, left)
+    packages = []
+    for key in differing:
+        change = package_change(key, old.get(key), new.get(key), moves, describe, asked)
+        if change is not None:
+            packages.append(change)
+    return packages
 
 
 def _summary(packages: list[PackageChange], stacks: list[StackChange]) -> Summary:
@@ -250,14 +122,7 @@ def diff_snapshots(
     if filters.applied:
         check_filters(old, new, filters)
     old, new = apply_filters(old, filters), apply_filters(new, filters)
-    unknown = old.skipped_keys | new.skipped_keys  # a page left out on either side
-    if unknown:
-        old, new = (
-            dataclasses.replace(
-                side, pages={k: p for k, p in side.pages.items() if k not in unknown}
-            )
-            for side in (old, new)
-        )
+    old, new = _known(old, new)
     old_pages: Mapping[Key, Page] = old.pages
     if old.release_to(new):
         old_pages = _relabel(old.pages, new.tags[0])
@@ -269,22 +134,7 @@ def diff_snapshots(
         or key not in new_pages
         or old_pages[key].digest != new_pages[key].digest
     ]
-    left = _leftovers(old_pages, new_pages, differing)
-    joined = _leftovers(new_pages, old_pages, differing)
-    moved_from, moved_to = _moved(old_pages, left, joined), _moved(new_pages, joined, left)
-    packages = []
-    for key in differing:
-        change = _package_change(
-            key,
-            old_pages.get(key),
-            new_pages.get(key),
-            moved_from,
-            moved_to,
-            describe,
-            in_question(filters),
-        )
-        if change is not None:
-            packages.append(change)
+    packages = _packages(old_pages, new_pages, differing, describe, in_question(filters))
     if old.rest != new.rest:
         raise AssertionError("the sides of a pair hold different counted-only content")
     stacks = stack_coverage(old_pages, new_pages, differing, new.rest)

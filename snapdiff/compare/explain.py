@@ -131,8 +131,8 @@ def variant_values(
 ) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The variant tokens (normalised) of these configurations on the new side only and on the
     old side only (SPEC section 2a, variant values)."""
-    before = {v for config in old for v in config[4]}
-    after = {v for config in new for v in config[4]}
+    before = {v for config in old for v in config.variants}
+    after = {v for config in new for v in config.variants}
     return tuple(sorted(after - before)), tuple(sorted(before - after))
 
 

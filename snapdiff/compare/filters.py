@@ -57,9 +57,8 @@ def _values(name: str, sides: tuple[Snapshot, Snapshot]) -> set[str]:
         return {page.name if name == "package" else page.tag for page in pages}
     if name == "stack":
         return {stack for page in pages for stack, _ in page.stack_counts}
-    place = {"os": 0, "target": 2, "compiler": 3}[name]
     return {
-        str(config[place])
+        str(getattr(config, name))
         for page in pages
         if page.entries is not None
         for config in page.entries.versions_by_configuration()

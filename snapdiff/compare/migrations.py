@@ -20,22 +20,23 @@ from .classify import Facts
 
 __all__ = ["DIMENSIONS", "dimension_value", "find_migrations"]
 
-# A dimension's place in a Configuration (os, platform, target, compiler, variants); the
+# The fields of a Configuration a migration moves along, in the order they are tried; the
 # platform is never a dimension: values are compared within one platform.
-DIMENSIONS = {"os": 0, "compiler": 3, "target": 2, "variants": 4}
-_ORDER = tuple(DIMENSIONS)
-_PLANS: list[tuple[str, ...]] = [(d,) for d in _ORDER] + list(combinations(_ORDER, 2))
+DIMENSIONS = ("os", "compiler", "target", "variants")
+_PLANS: list[tuple[str, ...]] = [(d,) for d in DIMENSIONS] + list(combinations(DIMENSIONS, 2))
 
 
 def dimension_value(config: Configuration, dimension: str) -> str | tuple[str, ...]:
     """A configuration's value along one dimension."""
-    return config[DIMENSIONS[dimension]]
+    value: str | tuple[str, ...] = getattr(config, dimension)
+    return value
 
 
 def _rest(config: Configuration, dims: tuple[str, ...]) -> tuple[object, ...]:
     """The configuration with the values along `dims` blanked out."""
-    places = {DIMENSIONS[d] for d in dims}
-    return tuple(None if i in places else v for i, v in enumerate(config))
+    return tuple(
+        None if name in dims else value for name, value in zip(config._fields, config, strict=True)
+    )
 
 
 def _match(
@@ -88,7 +89,7 @@ def find_migrations(facts: Facts) -> Facts:
     )
     for plan in _PLANS:
         for olds, news in _match(dropped, new, plan):
-            move: _Move = (plan, olds[0][1], _values(olds, plan), _values(news, plan))
+            move: _Move = (plan, olds[0].platform, _values(olds, plan), _values(news, plan))
             moves[move][0].update(olds)
             moves[move][1].update(news)
             dropped.difference_update(olds)

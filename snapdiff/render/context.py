@@ -9,13 +9,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from ..report import Bump, GateOutcome, Report, bump_order
+from ..report import GateOutcome, Report
 from ..schema import (
     PackageJSON,
     ReportJSON,
     SideJSON,
     StackJSON,
 )
+from ..versions import Bump, bump_order
 from .links import Links
 from .markup import Safe, code, some
 from .sections import SECTIONS, SectionId
@@ -75,7 +76,7 @@ def _loses(stack: StackJSON) -> bool:
 
 
 def _order(package: LabelledPackage) -> tuple[int, int]:
-    """Where a package row goes in a list of version changes (`report.bump_order`)."""
+    """Where a package row goes in a list of version changes (`versions.bump_order`)."""
     found = package["bump"]
     if found is None:
         return (2, 0)

@@ -7,10 +7,9 @@ from typing import TYPE_CHECKING, cast
 
 import orjson
 
+from ..compare.classes import CLASSES
 from ..model import Configuration
 from ..report import (
-    CHANGE_CLASSES,
-    Bump,
     Change,
     GateOutcome,
     PackageChange,
@@ -40,6 +39,7 @@ from ..schema import (
     StepJSON,
     SummaryJSON,
 )
+from ..versions import Bump
 
 if TYPE_CHECKING:  # `snapdiff log` only: the diff path need not import it
     from ..history import History
@@ -78,13 +78,12 @@ def _spec_change(change: SpecChange) -> SpecChangeJSON:
 
 
 def _configuration(config: Configuration) -> ConfigurationJSON:
-    os_, platform, target, compiler, variants = config
     return {
-        "os": os_,
-        "platform": platform,
-        "target": target,
-        "compiler": compiler,
-        "variants": list(variants),
+        "os": config.os,
+        "platform": config.platform,
+        "target": config.target,
+        "compiler": config.compiler,
+        "variants": list(config.variants),
     }
 
 
@@ -129,7 +128,7 @@ def _root(count: RootCount) -> RootJSON:
 
 def _classes(report: Report) -> dict[str, ClassCountJSON]:
     """Added and removed specs per class of explanation, in the classes' order."""
-    counts: dict[str, ClassCountJSON] = {k: {"removed": 0, "added": 0} for k in CHANGE_CLASSES}
+    counts: dict[str, ClassCountJSON] = {k: {"removed": 0, "added": 0} for k in CLASSES}
     for package in report.packages:
         for change in package.changes:
             counts[change.kind]["removed"] += len(change.specs_old)

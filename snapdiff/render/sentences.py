@@ -7,6 +7,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 
 from ..compare.claims import variant_sentence
+from ..compare.classes import CLASSES
 from ..model import Configuration
 from ..report import Change, Report, RootCount, StackMove
 from ..schema import ClassCountJSON
@@ -26,23 +27,6 @@ __all__ = [
 
 _UNLISTED: Unlisted = {"configurations": [], "more": []}  # a sentence that lists nothing
 CONFIGS_SHOWN = 5  # configurations listed under a new or dropped configurations line
-# What happened to the specs of each class of explanation (SPEC section 2a), in a summary line
-ADDED_WORDS = {
-    "rebuilt": "rebuilt (same version and configuration, new hash)",
-    "upgrade": "upgraded in a configuration kept",
-    "downgrade": "downgraded in a configuration kept",
-    "version-retired": "of versions retired from a configuration kept",
-    "version-added": "of versions added to a configuration kept",
-    "more-builds": "more builds of a version kept",
-    "fewer-builds": "fewer builds of a version kept",
-    "new-configuration": "in new configurations",
-    "dropped-configuration": "in dropped configurations",
-    "migration": "in configurations that migrated",
-}
-REMOVED_WORDS = ADDED_WORDS | {
-    "upgrade": "of a version upgraded in a configuration kept",
-    "downgrade": "of a version downgraded in a configuration kept",
-}
 
 
 def to_no_compiler(change: Change) -> bool:
@@ -51,8 +35,8 @@ def to_no_compiler(change: Change) -> bool:
     return (
         change.kind == "migration"
         and "compiler" in change.dimensions
-        and all(c[3] == "none" for c in change.configurations_new)
-        and all(c[3] != "none" for c in change.configurations_old)
+        and all(c.compiler == "none" for c in change.configurations_new)
+        and all(c.compiler != "none" for c in change.configurations_old)
     )
 
 
@@ -86,10 +70,10 @@ def _values(dimension: str, values: Iterable[str]) -> Safe:
 def configuration(config: Configuration, spelling: Mapping[str, str]) -> Safe:
     """One configuration on a line: os, target, compiler, variants (both as the pages write
     them), then the platform."""
-    os_, platform, target, compiler, variants = config
-    parts = [code(os_), code(target), _values("compiler", [spelling.get(compiler, compiler)])]
-    parts += [code(spelling.get(v, v)) for v in variants]
-    return Safe(f"{' '.join(parts)} ({code(platform)})")
+    compiler = spelling.get(config.compiler, config.compiler)
+    parts = [code(config.os), code(config.target), _values("compiler", [compiler])]
+    parts += [code(spelling.get(v, v)) for v in config.variants]
+    return Safe(f"{' '.join(parts)} ({code(config.platform)})")
 
 
 def cut(
@@ -100,13 +84,13 @@ def cut(
     """
     keep: set[Configuration] = set()
     for config in configs:
-        if not any(c[1] == config[1] for c in keep):
+        if not any(c.platform == config.platform for c in keep):
             keep.add(config)
     for config in configs:
         if len(keep) >= limit:
             break
         keep.add(config)
-    hidden = Counter(c[1] for c in configs if c not in keep)
+    hidden = Counter(c.platform for c in configs if c not in keep)
     return [c for c in configs if c in keep], sorted((n, p) for p, n in hidden.items())
 
 
@@ -114,8 +98,7 @@ def _said(change: Change, spelling: Mapping[str, str]) -> Said:
     """A record's sentence, and the configurations it is about when the sentence cannot say
     (cut, every platform kept visible, with how many more of each platform)."""
     configs = change.configurations_new or change.configurations_old
-    listed = change.kind in ("new-configuration", "dropped-configuration")
-    shown, more = cut(configs) if listed else ([], [])
+    shown, more = cut(configs) if CLASSES[change.kind].lists else ([], [])
     words, values = change.sentence
     return {
         "words": words,
@@ -150,9 +133,8 @@ def explained(report: Report, labels: Mapping[tuple[str, str], str]) -> list[Exp
 
 def class_counts(counts: Mapping[str, ClassCountJSON], added: bool) -> list[tuple[int, Safe]]:
     """(specs, what happened to them) of each class with specs on one side, in class order."""
-    words = ADDED_WORDS if added else REMOVED_WORDS
-    found = [(c["added"] if added else c["removed"], kind) for kind, c in counts.items()]
-    return [(n, Safe(words[kind])) for n, kind in found if n]
+    found = [(counts[kind]["added" if added else "removed"], kind) for kind in CLASSES]
+    return [(n, Safe(CLASSES[kind].summary(added))) for n, kind in found if n]
 
 
 def stack_move_rows(moves: Sequence[StackMove], multi_tag: bool) -> list[StackMoveRow]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ..compare.claims import variant_sentence
+from ..compare.classes import CLASSES
 from ..errors import printable
 from ..model import Configuration
 from ..report import Change, PackageChange, Report, StackChange, StackMove
@@ -117,16 +118,17 @@ def _root(report: Report, multi: bool) -> list[str]:
 
 
 def _configuration(config: Configuration, spelling: dict[str, str]) -> str:
-    os_, platform, target, compiler, variants = config
-    written = spelling.get(compiler, compiler)
-    parts = [os_, target, "no compiler (none)" if written == "none" else written]
-    return " ".join([*parts, *(spelling.get(v, v) for v in variants), f"({platform})"])
+    written = spelling.get(config.compiler, config.compiler)
+    parts = [config.os, config.target, "no compiler (none)" if written == "none" else written]
+    return " ".join(
+        [*parts, *(spelling.get(v, v) for v in config.variants), f"({config.platform})"]
+    )
 
 
 def _change_lines(change: Change, spelling: dict[str, str]) -> list[str]:
     """A record's sentence, then the configurations it lists, cut as the Markdown cuts them."""
     lines = [f"  - {change.sentence.plain()}"]
-    if change.kind in ("new-configuration", "dropped-configuration"):
+    if CLASSES[change.kind].lists:
         shown, more = cut(change.configurations_new or change.configurations_old)
         lines += [f"      {_configuration(c, spelling)}" for c in shown]
         lines += [f"      … and {n:,} more {platform}" for n, platform in more]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Generic, TypedDict, TypeVar
 
-from ..report import OneTag
-from ..schema import GateLevel, PackageJSON, ReportJSON, StackJSON, SummaryJSON
+from ..report import GateLevel, OneTag
+from ..schema import PackageJSON, ReportJSON, StackJSON, SummaryJSON
 from .markup import Safe, Said
 
 __all__ = [

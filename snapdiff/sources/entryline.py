@@ -143,7 +143,7 @@ def configuration(
     os: bytes, platform: bytes, target: bytes, compiler: bytes, variants: bytes
 ) -> Configuration:
     """A configuration from the page's bytes (lists as JSON text); a catalogue has few."""
-    return (
+    return Configuration(
         os.decode(),
         platform.decode(),
         target.decode(),

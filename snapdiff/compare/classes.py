@@ -1,0 +1,243 @@
+"""The classes of explanation (SPEC section 2a), one table: for each, where it is said in a
+package's list, which records merge into one, how its sentence is worded, and its words in a
+summary line. Adding a class means one row here (and the rule in `classify` that decides it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from ..model import Configuration
+from ..report import Change, ChangeClass, Sentence
+from .classify import Side
+from .migrations import dimension_value
+
+__all__ = ["CLASSES", "ClassInfo", "Package", "Words"]
+
+
+class Words:
+    """Builds one sentence: words with `{}` slots, and the values that fill them."""
+
+    def __init__(self) -> None:
+        self.words: list[str] = []
+        self.values: list[str] = []
+
+    def say(self, words: str, *values: str) -> Words:
+        """Add words, with the values of their `{}` slots."""
+        self.words.append(words)
+        self.values += values
+        return self
+
+    def sentence(self) -> Sentence:
+        """The sentence said so far."""
+        return Sentence("".join(self.words), tuple(self.values))
+
+
+class Package(NamedTuple):
+    """What a record's sentence needs of its package: every configuration on each side, and
+    each normalised compiler and variant as the pages write it."""
+
+    old: Side
+    new: Side
+    spelling: Mapping[str, str]
+
+
+def _plural(count: int, word: str) -> str:
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+def _where(change: Change, package: Package, said: Words) -> None:
+    """ "in all 3 `linux` configurations", "in 2 `linux` configurations", "in 4 configurations"."""
+    configs = change.configurations_new or change.configurations_old
+    old, new = package.old, package.new
+    platforms = {c.platform for c in configs}
+    count = len(configs)
+    if len(platforms) == 1:
+        (platform,) = platforms
+        here = {c for c in new if c.platform == platform}
+        every = {c for c in old if c.platform == platform} == here
+        if every and set(configs) == here:
+            if count == 1:
+                said.say(" in its only {} configuration", platform)
+            else:
+                said.say(f" in all {count:,} {{}} configurations", platform)
+        else:
+            said.say(f" in {count:,} {{}} configuration{'s' * (count != 1)}", platform)
+        return
+    every = set(configs) == set(old) == set(new)
+    said.say(f" in {'all ' if every else ''}{_plural(count, 'configuration')}")
+
+
+def _rebuilt(said: Words, change: Change, package: Package) -> None:
+    n_new = len(change.specs_new)
+    said.say("rebuilt at {}", change.versions_new[0])
+    _where(change, package, said)
+    said.say(f": {_plural(n_new, 'spec')} with {'a new hash' if n_new == 1 else 'new hashes'}")
+
+
+def _bumped(said: Words, change: Change, package: Package) -> None:
+    said.say("{} → {}", change.versions_old[0], change.versions_new[0])
+    said.say(" (downgrade)" if change.kind == "downgrade" else "")
+    _where(change, package, said)
+    said.say(f": {len(change.specs_old):,} → {_plural(len(change.specs_new), 'spec')}")
+
+
+def _version(said: Words, change: Change, package: Package) -> None:
+    version = (change.versions_old or change.versions_new)[0]
+    said.say("{} " + ("retired" if change.kind == "version-retired" else "added"), version)
+    _where(change, package, said)
+    said.say(f": {_plural(len(change.specs_old) or len(change.specs_new), 'spec')}")
+
+
+def _builds(said: Words, change: Change, package: Package) -> None:
+    more = change.kind == "more-builds"
+    version = (change.versions_new if more else change.versions_old)[0]
+    count = len(change.specs_new) or len(change.specs_old)
+    said.say(f"{count:,} {'more' if more else 'fewer'} ")
+    said.say(f"build{'s' * (count != 1)} of {{}}", version)
+    _where(change, package, said)
+
+
+def _whole(said: Words, change: Change, package: Package) -> None:
+    new_side = change.kind == "new-configuration"
+    configs = change.configurations_new or change.configurations_old
+    versions = change.versions_new if new_side else change.versions_old
+    specs = len(change.specs_new) or len(change.specs_old)
+    said.say(f"{_plural(specs, 'spec')} in {len(configs):,} ")
+    said.say(f"{'new' if new_side else 'dropped'} configuration{'s' * (len(configs) != 1)}")
+    said.say(" (" + ", ".join("{}" for _ in versions) + ")", *versions)
+
+
+def _value(said: Words, dimension: str, value: str, spelling: Mapping[str, str]) -> None:
+    if dimension == "compiler" and value == "none":
+        said.say("no compiler ({})", value)
+    elif dimension == "compiler":
+        said.say("{}", spelling.get(value, value))
+    else:
+        said.say("{}", value)
+
+
+def _side_values(configs: tuple[Configuration, ...], dimension: str) -> list[str]:
+    """The distinct values of one (not variants) dimension on one side of a migration."""
+    return sorted({str(dimension_value(c, dimension)) for c in configs})
+
+
+def _moved(said: Words, change: Change, dimension: str, spelling: Mapping[str, str]) -> None:
+    """`os ubuntu22.04 → ubuntu24.04`, `compiler gcc@11.4.0, oneapi@2024.2.0 → no compiler
+    (none)`, `variants +backend=tensorflow`."""
+    said.say(f" {dimension} ")
+    if dimension == "variants":  # one to one: every configuration moved by the same tokens
+        before = set(dimension_value(change.configurations_old[0], dimension))
+        after = set(dimension_value(change.configurations_new[0], dimension))
+        parts = [("−", v) for v in sorted(before - after)]
+        parts += [("+", v) for v in sorted(after - before)]
+        for index, (sign, variant) in enumerate(parts):
+            said.say(f"{', ' if index else ''}{sign}{{}}", spelling.get(variant, variant))
+        return
+    for side, configs in enumerate((change.configurations_old, change.configurations_new)):
+        said.say(" → " if side else "")
+        for index, value in enumerate(_side_values(configs, dimension)):
+            said.say(", " if index else "")
+            _value(said, dimension, value, spelling)
+
+
+def _versions_moved(said: Words, change: Change) -> None:
+    """ "; versions 3.0.2 → 3.0.4, 3.1.0": the versions on one side of a migration only (none
+    said when both sides have the same versions, which the sentence then claims)."""
+    gone = [v for v in change.versions_old if v not in change.versions_new]
+    came = [v for v in change.versions_new if v not in change.versions_old]
+    if gone and came:
+        said.say("; versions " + ", ".join("{}" for _ in gone), *gone)
+        said.say(" → " + ", ".join("{}" for _ in came), *came)
+    elif came:
+        said.say(f"; new {'version' if len(came) == 1 else 'versions'} ")
+        said.say(", ".join("{}" for _ in came), *came)
+    elif gone:
+        said.say(f"; {'version' if len(gone) == 1 else 'versions'} ")
+        said.say(", ".join("{}" for _ in gone) + " no longer built", *gone)
+
+
+def _configurations(n_old: int, n_new: int) -> str:
+    """ "3 configurations", or "2 configurations → 1" when a migration folds or splits them."""
+    if n_old == n_new:
+        return _plural(n_old, "configuration")
+    return f"{_plural(n_old, 'configuration')} → {n_new:,}"
+
+
+def _migration(said: Words, change: Change, package: Package) -> None:
+    said.say("{}", change.configurations_old[0].platform)
+    for index, dimension in enumerate(change.dimensions):
+        said.say(" and" if index else "")
+        _moved(said, change, dimension, package.spelling)
+    configs_old, configs_new = len(change.configurations_old), len(change.configurations_new)
+    said.say(f": {_configurations(configs_old, configs_new)}, ")
+    said.say(f"{len(change.specs_old):,} → {_plural(len(change.specs_new), 'spec')}")
+    _versions_moved(said, change)
+
+
+def _by_versions(change: Change) -> tuple[object, ...]:
+    return (change.kind, change.versions_old, change.versions_new)
+
+
+def _by_class(change: Change) -> tuple[object, ...]:
+    return (change.kind,)
+
+
+def _by_move(change: Change) -> tuple[object, ...]:
+    return (change.kind, change.configurations_old, change.dimensions)
+
+
+@dataclass(frozen=True, slots=True)
+class ClassInfo:
+    """One class of explanation: `rank` orders a package's records (what a release engineer
+    acts on first); records with the same `merge_key` become one; `say` words its sentence;
+    `added` says what happened to its added specs in a summary line, `removed` to its removed
+    ones (when other words); `lists` when its configurations are listed under its sentence."""
+
+    rank: int
+    merge_key: Callable[[Change], tuple[object, ...]]
+    say: Callable[[Words, Change, Package], None]
+    added: str
+    removed: str | None = None
+    lists: bool = False
+
+    def summary(self, added: bool) -> str:
+        """What happened to the class's added (or removed) specs, in a summary line."""
+        return self.added if added or self.removed is None else self.removed
+
+
+# In the order of `ChangeClass`, which JSON's `specs_by_class` and the summary lines follow.
+CLASSES: dict[ChangeClass, ClassInfo] = {
+    "rebuilt": ClassInfo(
+        3, _by_versions, _rebuilt, "rebuilt (same version and configuration, new hash)"
+    ),
+    "upgrade": ClassInfo(
+        1,
+        _by_versions,
+        _bumped,
+        "upgraded in a configuration kept",
+        "of a version upgraded in a configuration kept",
+    ),
+    "downgrade": ClassInfo(
+        0,
+        _by_versions,
+        _bumped,
+        "downgraded in a configuration kept",
+        "of a version downgraded in a configuration kept",
+    ),
+    "version-retired": ClassInfo(
+        5, _by_versions, _version, "of versions retired from a configuration kept"
+    ),
+    "version-added": ClassInfo(
+        4, _by_versions, _version, "of versions added to a configuration kept"
+    ),
+    "more-builds": ClassInfo(6, _by_versions, _builds, "more builds of a version kept"),
+    "fewer-builds": ClassInfo(7, _by_versions, _builds, "fewer builds of a version kept"),
+    "new-configuration": ClassInfo(8, _by_class, _whole, "in new configurations", lists=True),
+    "dropped-configuration": ClassInfo(
+        9, _by_class, _whole, "in dropped configurations", lists=True
+    ),
+    "migration": ClassInfo(2, _by_move, _migration, "in configurations that migrated"),
+}
