@@ -18,7 +18,7 @@ from .git.reader import Progress, quiet, readable
 from .git.repo import GitRepo, TreeFile
 from .mirror.index import is_index_file, load_indexes, lone_stack
 from .mirror.layouts import MAX_INDEX_BYTES, Folder, Index, find_mirrors, index_of, is_url
-from .pages import ParsedPage, check_size, is_catalogue_path, is_page
+from .pages import ParsedPage, is_catalogue_path, is_page_content
 from .snapshot import PageBytes, PageCache, Problems, build_snapshot
 
 __all__ = ["GitSide", "LoadOptions", "Side", "open_side", "opened"]
@@ -102,16 +102,14 @@ class GitSide:
         for count, (sha, data) in enumerate(blobs, start=1):
             if count % _EVERY == 0:
                 self.progress(f"{rev.arg}: {count:,} of {len(first_path):,} pages")
-            path = first_path[sha]
-            if isinstance(data, int):  # too large, its size not listed (a partial clone)
-                if is_catalogue_path(path):  # a bad page by its place, else not a page
-                    try:
-                        check_size(data, f"{rev.arg}:{path}")
-                    except InputError as error:
-                        self.problems.skip(error)
+            source = f"{rev.arg}:{first_path[sha]}"
+            try:
+                if not is_page_content(data, is_catalogue_path(first_path[sha]), source):
+                    continue
+            except InputError as error:  # too large, its size not listed (a partial clone)
+                self.problems.skip(error)
                 continue
-            if is_catalogue_path(path) or is_page(data):
-                _parsed(cache, PageBytes(f"{rev.arg}:{path}", data, sha), self.problems)
+            _parsed(cache, PageBytes(source, data, sha), self.problems)
         parsed = [cache.get(sha, f"{rev.arg}:{p}") for p, sha in self.files if sha in cache]
         return build_snapshot(rev.arg, parsed, self.problems, rev.commit, rev.date)
 

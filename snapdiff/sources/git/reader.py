@@ -13,7 +13,7 @@ from ..pages import (
     check_size,
     is_candidate,
     is_catalogue_path,
-    is_page,
+    is_page_content,
 )
 from ..snapshot import PageBytes, PageCache, Problems
 from .repo import GitRepo, Revision, TreeEntry, TreeFile
@@ -166,12 +166,8 @@ class PageReader:
         """The page, the error that makes it a bad page, or None when the file is not a page
         (`data` an int: too large to be read, the blob's size)."""
         try:
-            check_size(data if isinstance(data, int) else len(data), source)
-        except InputError as error:  # too large: a bad page by its place, else not a page
-            return error if layout else None
-        if isinstance(data, int) or not (layout or is_page(data)):
-            return None
-        try:
+            if not is_page_content(data, layout, source):
+                return None
             return self.cache.parse(PageBytes(source, data, sha))
         except InputError as error:
             return error
