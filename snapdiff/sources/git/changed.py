@@ -123,7 +123,7 @@ class Revisions:
         ]
         listings = {prefix: self._files(prefix, new) for prefix in unread}
         # what they are counted from, fetched in one batch when a partial clone lacks it
-        self.repo.fetch_missing(
+        self.repo.partial.fetch_missing(
             [f.sha for found in listings.values() for f in found if _unchanged_read(f, paths)],
             new.rev.arg,
         )
