@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from .compare.diff import diff_snapshots
 from .model import Filters, Snapshot
@@ -18,9 +19,18 @@ from .report import (
     bump_order,
     one_tag,
 )
-from .sources import LoadOptions, load_history, short_commit
 
-__all__ = ["Flap", "History", "PackagePath", "Step", "StepBump", "history"]
+__all__ = ["Flap", "History", "PackagePath", "Pair", "Step", "StepBump", "history"]
+
+
+class Pair(Protocol):
+    """A commit's snapshots, before it and after it (as `sources.load_history` hands them)."""
+
+    @property
+    def old(self) -> Snapshot: ...
+
+    @property
+    def new(self) -> Snapshot: ...
 
 
 class StepBump(NamedTuple):
@@ -100,21 +110,23 @@ def _commit(snapshot: Snapshot) -> str:
 
 
 def history(
+    pairs: Iterable[Pair],
     start: str,
     end: str,
-    options: LoadOptions | None = None,
     filters: Filters | None = None,
     merge_base_of: tuple[str, str] | None = None,
 ) -> History:
-    """Walk the first-parent commits after `start` up to `end`, diffing each with its parent
-    (`merge_base_of` names the revisions whose merge base `start` is, for the title)."""
+    """Walk the range from `start` to `end` a commit at a time, diffing each commit's snapshots
+    after it with those before it (`pairs`, oldest first; `merge_base_of` names the revisions
+    whose merge base `start` is, for the title). The ends' commit ids are the caller's to add."""
     steps: list[Step] = []
     paths: dict[tuple[str, str], list[str]] = {}
     added: dict[tuple[str, str], str] = {}
     removed: dict[tuple[str, str], str] = {}
     flaps = _Flaps()
     tags: set[str] = set()
-    for before, after in load_history(start, end, options):
+    for pair in pairs:
+        before, after = pair.old, pair.new
         tags.update(before.tags, after.tags)
         report = diff_snapshots(before, after, filters, describe=False)
         if not report.summary.total:
@@ -149,9 +161,7 @@ def history(
         packages,
         flapping,
         tuple(sorted(tags)),
-        short_commit(start, options.repo if options else None),
-        short_commit(end, options.repo if options else None),
-        merge_base_of,
+        merge_base_of=merge_base_of,
     )
 
 
