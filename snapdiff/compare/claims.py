@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from ..model import Configuration
 from ..report import Change, ChangeClass, Sentence
 from ..versions import versions_of
-from .classify import Facts, Side
+from .classify import ConfigVersions, Facts
 from .migrations import dimension_value
 
 __all__ = ["describe", "merge", "variant_sentence"]
@@ -99,7 +99,9 @@ class _Words:
         return Sentence("".join(self.words), tuple(self.values))
 
 
-def _where(configs: tuple[Configuration, ...], old: Side, new: Side, said: _Words) -> None:
+def _where(
+    configs: tuple[Configuration, ...], old: ConfigVersions, new: ConfigVersions, said: _Words
+) -> None:
     """ "in all 3 `linux` configurations", "in 2 `linux` configurations", "in 4 configurations"."""
     platforms = {c[1] for c in configs}
     count = len(configs)
@@ -174,7 +176,9 @@ def _configurations(n_old: int, n_new: int) -> str:
     return f"{_plural(n_old, 'configuration')} → {n_new:,}"
 
 
-def _sentence(change: Change, old: Side, new: Side, spelling: Mapping[str, str]) -> Sentence:
+def _sentence(
+    change: Change, old: ConfigVersions, new: ConfigVersions, spelling: Mapping[str, str]
+) -> Sentence:
     said = _Words()
     n_old, n_new = len(change.specs_old), len(change.specs_new)
     configs = change.configurations_new or change.configurations_old
@@ -217,7 +221,9 @@ def _sentence(change: Change, old: Side, new: Side, spelling: Mapping[str, str])
     return said.sentence()
 
 
-def describe(facts: Facts, old: Side, new: Side, spelling: Mapping[str, str]) -> tuple[Change, ...]:
+def describe(
+    facts: Facts, old: ConfigVersions, new: ConfigVersions, spelling: Mapping[str, str]
+) -> tuple[Change, ...]:
     """The package's records merged across configurations, each with its sentence.
 
     `old` and `new` are every configuration of the package on each side; `spelling` gives
