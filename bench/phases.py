@@ -44,9 +44,9 @@ LOG = """
 import gc, json, sys, time
 gc.disable()
 import snapdiff.history as history
-from snapdiff.sources import LoadOptions
+from snapdiff.sources import LoadOptions, load_history
 spent = {"load": 0.0, "diff": 0.0}
-load_history, diff_snapshots = history.load_history, history.diff_snapshots
+diff_snapshots = history.diff_snapshots
 
 def timed_loads(*args, **kwargs):
     steps = load_history(*args, **kwargs)
@@ -64,9 +64,9 @@ def timed_diff(*args, **kwargs):
     spent["diff"] += time.perf_counter() - started
     return found
 
-history.load_history, history.diff_snapshots = timed_loads, timed_diff
+history.diff_snapshots = timed_diff
 started = time.perf_counter()
-found = history.history("v1", "v11", LoadOptions(cache_dir=sys.argv[1]))
+found = history.history(timed_loads("v1", "v11", LoadOptions(cache_dir=sys.argv[1])), "v1", "v11")
 total = time.perf_counter() - started
 steps = len(found.steps)
 print(json.dumps({"load per step": spent["load"] / steps, "diff per step": spent["diff"] / steps,

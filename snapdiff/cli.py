@@ -136,18 +136,16 @@ def _run(args: argparse.Namespace) -> int:
     progress = TerminalProgress(sys.stderr)
     options = LoadOptions(
         repo=args.repo,
-        full=narrow.per_spec,
         keep_going=args.keep_going,
         index_tag=_index_tag(args),
         stack_name=args.stack_name,
         progress=progress,
         stack_urls=_stack_urls(args),
-        whole=bool(narrow.applied),
         cache_dir=_cache_dir(args),
         warn=_warn,
     )
     try:
-        old, new = load_pair(*_sides(args.old, args.new, args.repo), options)
+        old, new = load_pair(*_sides(args.old, args.new, args.repo), options, narrow)
     finally:
         progress.done()
     report = diff_snapshots(old, new, narrow)
@@ -212,7 +210,7 @@ def _log(argv: Sequence[str]) -> int:
     from .history import history
     from .render.jsonreport import render_history_json
     from .render.markdown import render_history_markdown
-    from .sources import LoadOptions
+    from .sources import LoadOptions, load_history, short_commit
 
     args = log_parser().parse_args(argv)
     if args.format == "text":
@@ -225,16 +223,17 @@ def _log(argv: Sequence[str]) -> int:
     narrow = filters(args)
     progress = TerminalProgress(sys.stderr)
     options = LoadOptions(
-        args.repo,
-        narrow.per_spec,
-        args.keep_going,
+        repo=args.repo,
+        keep_going=args.keep_going,
         progress=progress,
-        whole=bool(narrow.applied),
         cache_dir=_cache_dir(args),
         warn=_warn,
     )
     try:
-        walked = history(start, end, options, narrow, merge_base_of)
+        pairs = load_history(start, end, options, narrow)
+        walked = history(pairs, start, end, narrow, merge_base_of)
+        ends = short_commit(start, args.repo), short_commit(end, args.repo)
+        walked = dataclasses.replace(walked, start_commit=ends[0], end_commit=ends[1])
         KEPT(walked)
     finally:
         progress.done()

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from .compare.diff import diff_snapshots
 from .model import Filters, Snapshot
@@ -18,9 +19,18 @@ from .report import (
     bump_order,
     one_tag,
 )
-from .sources import LoadOptions, load_history, short_commit
 
-__all__ = ["Flap", "History", "PackagePath", "Step", "StepBump", "history"]
+__all__ = ["Flap", "History", "PackagePath", "Pair", "Step", "StepBump", "history"]
+
+
+class Pair(Protocol):
+    """A commit's snapshots, before it and after it (as `sources.load_history` hands them)."""
+
+    @property
+    def old(self) -> Snapshot: ...
+
+    @property
+    def new(self) -> Snapshot: ...
 
 
 class StepBump(NamedTuple):
@@ -100,59 +110,71 @@ def _commit(snapshot: Snapshot) -> str:
 
 
 def history(
+    pairs: Iterable[Pair],
     start: str,
     end: str,
-    options: LoadOptions | None = None,
     filters: Filters | None = None,
     merge_base_of: tuple[str, str] | None = None,
 ) -> History:
-    """Walk the first-parent commits after `start` up to `end`, diffing each with its parent
-    (`merge_base_of` names the revisions whose merge base `start` is, for the title)."""
+    """Walk the range from `start` to `end` a commit at a time, diffing each commit's snapshots
+    after it with those before it (`pairs`, oldest first; `merge_base_of` names the revisions
+    whose merge base `start` is, for the title). The ends' commit ids are the caller's to add."""
     steps: list[Step] = []
-    paths: dict[tuple[str, str], list[str]] = {}
-    added: dict[tuple[str, str], str] = {}
-    removed: dict[tuple[str, str], str] = {}
-    flaps = _Flaps()
+    paths, flaps = _Paths(), _Flaps()
     tags: set[str] = set()
-    for before, after in load_history(start, end, options):
-        tags.update(before.tags, after.tags)
-        report = diff_snapshots(before, after, filters, describe=False)
+    for pair in pairs:
+        tags.update(pair.old.tags, pair.new.tags)
+        report = diff_snapshots(pair.old, pair.new, filters, describe=False)
         if not report.summary.total:
             continue  # site files, or stack order only: the catalogue did not change
-        commit = _commit(after)
+        commit = _commit(pair.new)
         bumped = sorted((p for p in report.packages if p.bump), key=_bump_order)
         bumps = tuple(StepBump(p.tag, p.name, p.bump) for p in bumped if p.bump)
-        steps.append(
-            Step(commit, after.date or "", report.summary, bumps, report.stacks, report.stack_moves)
-        )
-        for p in report.packages:
-            key = (p.tag, p.name)
-            if p.status == "added":
-                added.setdefault(key, commit)
-                removed.pop(key, None)
-            elif p.status == "removed":
-                removed[key] = commit
-            path = paths.setdefault(key, [p.versions_old[-1]] if p.versions_old else [])
-            highest = p.versions_new[-1] if p.versions_new else None
-            if highest and (not path or path[-1] != highest):
-                path.append(highest)
-            flaps.step(p, commit)
-    packages = tuple(
-        PackagePath(tag, name, tuple(path), added.get((tag, name)), removed.get((tag, name)))
-        for (tag, name), path in sorted(paths.items())
-    )
-    flapping = flaps.found()
+        summary, stacks, moves = report.summary, report.stacks, report.stack_moves
+        steps.append(Step(commit, pair.new.date or "", summary, bumps, stacks, moves))
+        for package in report.packages:
+            paths.step(package, commit)
+            flaps.step(package, commit)
     return History(
         start,
         end,
         tuple(reversed(steps)),
-        packages,
-        flapping,
+        paths.found(),
+        flaps.found(),
         tuple(sorted(tags)),
-        short_commit(start, options.repo if options else None),
-        short_commit(end, options.repo if options else None),
-        merge_base_of,
+        merge_base_of=merge_base_of,
     )
+
+
+class _Paths:
+    """Each package's highest version through the steps, and the commits adding and removing
+    it (the last removal, unless it came back after)."""
+
+    def __init__(self) -> None:
+        self.paths: dict[tuple[str, str], list[str]] = {}
+        self.added: dict[tuple[str, str], str] = {}
+        self.removed: dict[tuple[str, str], str] = {}
+
+    def step(self, package: PackageChange, commit: str) -> None:
+        key = (package.tag, package.name)
+        if package.status == "added":
+            self.added.setdefault(key, commit)
+            self.removed.pop(key, None)
+        elif package.status == "removed":
+            self.removed[key] = commit
+        old, new = package.versions_old, package.versions_new
+        path = self.paths.setdefault(key, [old[-1]] if old else [])
+        highest = new[-1] if new else None
+        if highest and (not path or path[-1] != highest):
+            path.append(highest)
+
+    def found(self) -> tuple[PackagePath, ...]:
+        return tuple(
+            PackagePath(
+                tag, name, tuple(path), self.added.get((tag, name)), self.removed.get((tag, name))
+            )
+            for (tag, name), path in sorted(self.paths.items())
+        )
 
 
 def _bump_order(package: PackageChange) -> tuple[int, int]:

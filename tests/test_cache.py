@@ -26,7 +26,8 @@ from test_properties import snapshots, write
 
 from snapdiff.cli import main
 from snapdiff.compare.diff import diff_snapshots
-from snapdiff.sources import LoadOptions, load_pair
+from snapdiff.model import Filters
+from snapdiff.sources import LoadOptions, load_history, load_pair
 from snapdiff.sources.git import tallycache
 
 CASES = Path(__file__).parent / "cases"
@@ -297,8 +298,8 @@ def test_a_package_twice_in_unchanged_units_is_found_as_without_the_cache(
     code, _, err = run(["log", "HEAD~1..HEAD", *argv[2:]], capsys)  # a history falls back alike
     assert code == 2 and "second page for zlib under tag develop" in err
     kept = load_pair("HEAD~1", "HEAD", LoadOptions(repo=str(repo), keep_going=True))
-    whole = LoadOptions(repo=str(repo), keep_going=True, whole=True)
-    assert kept == load_pair("HEAD~1", "HEAD", whole)
+    options = LoadOptions(repo=str(repo), keep_going=True)
+    assert kept == load_pair("HEAD~1", "HEAD", options, Filters(package=("*",)))
     assert kept.new.spec_count == 3 and kept.new.skipped  # zlib counted once, the second left out
 
 
@@ -306,14 +307,14 @@ def test_a_library_diff_with_filters_of_a_pair_read_in_o_changed_says_how_to_loa
     tmp_path: Path,
 ) -> None:
     from snapdiff.errors import UsageError
-    from snapdiff.model import Filters
 
     repo = daily_repo(tmp_path / "repo")
     pair = load_pair("HEAD~1", "HEAD", LoadOptions(repo=str(repo)))
-    with pytest.raises(UsageError, match=r"LoadOptions\(whole=True\)"):
-        diff_snapshots(*pair, Filters(package=("zlib",)))
-    whole = load_pair("HEAD~1", "HEAD", LoadOptions(repo=str(repo), whole=True))
-    report = diff_snapshots(*whole, Filters(package=("cmake",)))
+    with pytest.raises(UsageError, match=r"load_pair\(old, new, options, filters\)"):
+        diff_snapshots(pair.old, pair.new, Filters(package=("zlib",)))
+    cmake = Filters(package=("cmake",))
+    whole = load_pair("HEAD~1", "HEAD", LoadOptions(repo=str(repo)), cmake)
+    report = diff_snapshots(whole.old, whole.new, cmake)
     assert [p.name for p in report.packages] == ["cmake"]
 
 
@@ -346,8 +347,6 @@ def test_two_runs_sharing_a_cache_at_once_agree(tmp_path: Path) -> None:
 def test_a_history_reads_only_the_blobs_each_step_changed(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from snapdiff.sources import load_history
-
     repo = daily_repo(tmp_path / "repo")
     options = LoadOptions(repo=str(repo), cache_dir=str(tmp_path / "cache"))
     load_pair("HEAD~2", "HEAD~1", options)  # the start's tallies, as a daily run leaves them
@@ -377,7 +376,8 @@ def test_keeping_going_past_bad_pages_agrees_with_a_whole_reading(tmp_path: Path
     commit(repo, "two", 2)
     cache = tmp_path / "cache"
     options = LoadOptions(repo=str(repo), keep_going=True, cache_dir=str(cache))
-    whole = load_pair("HEAD~1", "HEAD", LoadOptions(repo=str(repo), keep_going=True, whole=True))
+    every = Filters(package=("*",))
+    whole = load_pair("HEAD~1", "HEAD", LoadOptions(repo=str(repo), keep_going=True), every)
     for _ in ("cold", "warm"):
         pair = load_pair("HEAD~1", "HEAD", options)
         assert as_json(diff_snapshots(*pair)) == as_json(diff_snapshots(*whole))
@@ -435,12 +435,12 @@ def _write(repo: Path, files: frozenset[tuple[str, str, tuple[str, ...]]]) -> No
             (repo / name).write_text("not a page\n")
 
 
-def _outcome(old: str, new: str, options: LoadOptions) -> object:
+def _outcome(old: str, new: str, options: LoadOptions, filters: Filters | None = None) -> object:
     """What a diff of two revisions says (JSON and the pages left out), or its error."""
     from snapdiff.errors import SnapdiffError
 
     try:
-        pair = load_pair(old, new, options)
+        pair = load_pair(old, new, options, filters)
     except SnapdiffError as error:
         return error.message
     return as_json(diff_snapshots(*pair)), sorted(pair.old.skipped), sorted(pair.new.skipped)
@@ -465,7 +465,7 @@ def test_o_changed_cold_and_warm_agree_with_a_whole_reading(
             for step in range(len(revisions) - 1, 0, -1):
                 old, new = f"HEAD~{step}", f"HEAD~{step - 1}"
                 base = LoadOptions(repo=str(repo), keep_going=keep_going)
-                whole = _outcome(old, new, dataclasses.replace(base, whole=True))
+                whole = _outcome(old, new, base, Filters(package=("*",)))
                 for _ in ("cold or derived", "warm"):
                     got = _outcome(old, new, dataclasses.replace(base, cache_dir=str(cache)))
                     if keep_going or not isinstance(whole, str):
@@ -485,9 +485,11 @@ def test_a_history_in_o_changed_agrees_with_a_whole_reading(
     from snapdiff.history import history
     from snapdiff.render.jsonreport import render_history_json
 
-    def walked(options: LoadOptions) -> str:
+    def walked(options: LoadOptions, filters: Filters | None = None) -> str:
+        start = f"HEAD~{len(revisions) - 1}"
         try:
-            return render_history_json(history(f"HEAD~{len(revisions) - 1}", "HEAD", options))
+            pairs = load_history(start, "HEAD", options, filters)
+            return render_history_json(history(pairs, start, "HEAD"))
         except SnapdiffError as error:
             return error.message
 
@@ -497,6 +499,40 @@ def test_a_history_in_o_changed_agrees_with_a_whole_reading(
             _write(repo, files)
             commit(repo, f"day {day}", day)
         base = LoadOptions(repo=str(repo), keep_going=True)
-        whole = walked(dataclasses.replace(base, whole=True))
+        whole = walked(base, Filters(package=("*",)))
         for _ in ("cold", "warm"):
             assert walked(dataclasses.replace(base, cache_dir=str(Path(tmp) / "c"))) == whole
+
+
+def test_load_pair_reads_what_the_filters_need(tmp_path: Path) -> None:
+    """No filter: two revisions in O(changed), what both hold alike only counted (`rest`). A
+    filter by package: every page held, by name. A per-spec filter: every entry read too."""
+    repo = daily_repo(tmp_path / "repo")
+    options = LoadOptions(repo=str(repo))
+    changed = load_pair("HEAD~1", "HEAD", options)
+    assert set(changed.new.pages) == {("develop", "cmake")} and changed.new.rest.page_count == 1
+    held = load_pair("HEAD~1", "HEAD", options, Filters(package=("zlib",)))
+    assert not held.new.rest.page_count and len(held.new.pages) == 2
+    assert held.new.pages["develop", "zlib"].entries is None  # the same on both sides: counted
+    every = load_pair("HEAD~1", "HEAD", options, Filters(os=("ubuntu*",)))
+    assert all(page.entries is not None for page in every.new.pages.values())
+    report = diff_snapshots(*every, Filters(os=("ubuntu*",)))
+    assert [p.name for p in report.packages] == ["cmake", "hdf5"]
+
+
+def test_a_pair_is_made_only_of_sides_whose_counted_content_agrees(tmp_path: Path) -> None:
+    """Content read only for its counts must be on both sides alike; any other pair is refused
+    (one line, not an assertion), however it is made."""
+    from snapdiff.errors import SnapdiffError
+    from snapdiff.sources import SnapshotPair
+
+    repo = daily_repo(tmp_path / "repo")
+    pair = load_pair("HEAD~1", "HEAD", LoadOptions(repo=str(repo)))
+    other = load_pair("HEAD~2", "HEAD~1", LoadOptions(repo=str(repo)))
+    with pytest.raises(SnapdiffError, match="not a pair: content read only for its counts"):
+        SnapshotPair(pair.old, other.old)
+    with pytest.raises(SnapdiffError, match="load both sides together with load_pair"):
+        pair._replace(new=other.old)
+    held = load_pair("HEAD~1", "HEAD", LoadOptions(repo=str(repo)), Filters(package=("*",)))
+    with pytest.raises(SnapdiffError, match="not a pair"):
+        SnapshotPair(held.old, dataclasses.replace(held.new, pages={}))

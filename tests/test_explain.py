@@ -19,7 +19,7 @@ from snapdiff.render.jsonreport import render_json
 from snapdiff.render.markdown import render_markdown
 from snapdiff.render.text import render_text
 from snapdiff.report import Report
-from snapdiff.sources import LoadOptions, load_pair
+from snapdiff.sources import load_pair
 from snapdiff.versions import sort_versions
 
 ROOT = Path(__file__).parent.parent
@@ -183,9 +183,8 @@ def run(
     for side, pages in (("old", old), ("new", new)):
         for name, specs in pages.items():
             write_page(tmp_path / side, name, specs)
-    full = bool(filters and filters.per_spec)
-    sides = load_pair(str(tmp_path / "old"), str(tmp_path / "new"), LoadOptions(full=full))
-    return diff_snapshots(*sides, filters)
+    sides = load_pair(str(tmp_path / "old"), str(tmp_path / "new"), filters=filters)
+    return diff_snapshots(sides.old, sides.new, filters)
 
 
 def one(report: Report) -> dict[str, Any]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -261,3 +262,24 @@ def test_invalid_json_names_line_and_column() -> None:
     assert caught.value.where == "p.md:6"
     assert caught.value.what.startswith("spec_details is not valid JSON (")
     assert caught.value.what.endswith(" at column 25)")  # the character after '"hash": '
+
+
+def test_what_a_page_is_has_one_home() -> None:
+    """A file at a page's place is a page, too large a bad page; elsewhere its bytes decide, and
+    a file too large to read is no page. Every reader (a folder, a revision, a pair of
+    revisions in O(changed)) asks this one function, and none decides by itself."""
+    page = b"---\nlayout: cache\ntitle: zlib\n---\n"
+    huge = pages.MAX_PAGE_BYTES + 1
+    assert pages.is_page_content(b"anything", True, "p")
+    assert pages.is_page_content(page, False, "p")
+    assert not pages.is_page_content(b"---\nlayout: post\n---\n", False, "p")
+    assert not pages.is_page_content(huge, False, "p")
+    with pytest.raises(InputError, match="more than a page can be"):
+        pages.is_page_content(huge, True, "p")
+    readers = Path(pages.__file__).parent
+    deciding = [
+        str(module.relative_to(readers))
+        for module in sorted(readers.rglob("*.py"))
+        if module.name != "pages.py" and re.search(r"\bis_page\(", module.read_text())
+    ]
+    assert deciding == []

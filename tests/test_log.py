@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import shutil
@@ -12,11 +13,14 @@ import pytest
 from gitrepo import commit, forked_repo, git, new_repo, place
 from hypothesis import given
 from hypothesis import strategies as st
-from pagegen import HISTORY, SEEDS, spec, write_page
+from pagegen import HISTORY, SEEDS, page_text, spec, write_page
 
 from snapdiff.cli import main
-from snapdiff.history import Flap, _Flaps
+from snapdiff.history import Flap, _Flaps, history
+from snapdiff.model import Snapshot
 from snapdiff.report import PackageChange
+from snapdiff.sources import SnapshotPair
+from snapdiff.sources.pages import blob_digest, parse_page
 
 
 @pytest.fixture(scope="module")
@@ -304,3 +308,38 @@ def test_a_range_title_shows_both_ends_as_short_ids(
     found = json.loads(capsys.readouterr().out)["range"]
     assert (found["start_commit"], found["end_commit"]) == (fork, tip)
     assert found["merge_base_of"] == ["main", "branch"]
+
+
+def _snapshot(commit: str, day: int, pages: dict[str, list[dict[str, Any]]]) -> Snapshot:
+    """A snapshot built in memory from page texts, as a commit of the catalogue would hold."""
+    parsed = {}
+    for name, specs in pages.items():
+        data = page_text(name, "develop", specs).encode()
+        page = parse_page(data, f"{commit}:_cache/develop/{name}/specs.md", blob_digest(data)).page
+        parsed[(page.tag, page.name)] = page
+    return Snapshot(commit, parsed, commit, f"2025-04-0{day}T04:00:00+00:00")
+
+
+def test_a_history_walks_the_pairs_it_is_handed_without_git() -> None:
+    """Snapshots made in memory, paired a commit at a time: the walk needs no repository. A
+    spec removed and brought back is a flap; a step that changes nothing is no step."""
+    zlib, cmake = [spec("a", "1.0")], [spec("c", "3.1")]
+    commits = [
+        _snapshot("c0", 1, {"zlib": zlib, "cmake": cmake}),
+        _snapshot("c1", 2, {"zlib": [spec("b", "1.1")], "cmake": cmake}),
+        _snapshot("c2", 3, {"zlib": [spec("b", "1.1")], "cmake": cmake}),
+        _snapshot("c3", 4, {"zlib": [*zlib, spec("b", "1.1")], "cmake": cmake}),
+    ]
+    pairs = [SnapshotPair(old, new) for old, new in itertools.pairwise(commits)]
+    walked = history(pairs, "c0", "c3")
+    assert [(s.commit, s.date[:10]) for s in walked.steps] == [
+        ("c3", "2025-04-04"),
+        ("c1", "2025-04-02"),
+    ]
+    assert [(b.name, b.bump.old, b.bump.new) for b in walked.steps[1].bumps] == [
+        ("zlib", "1.0", "1.1")
+    ]
+    assert walked.flapping == (Flap("develop", "a".ljust(32, "a"), "zlib", ("c1",), ("c3",)),)
+    (path,) = [p for p in walked.packages if p.name == "zlib"]
+    assert path.versions == ("1.0", "1.1")
+    assert (walked.start_commit, walked.end_commit) == (None, None)  # the caller's to add

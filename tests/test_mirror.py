@@ -20,7 +20,7 @@ import time
 import tracemalloc
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from clirun import run
@@ -109,15 +109,23 @@ def test_the_same_index_under_two_names_is_no_change(
 
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
-    """Serves the mirrors' folder; `/broken/…` answers 500, `/slow/…` too late, `/cut/…` a
-    body shorter than it says."""
+    """Serves the mirrors' folder; `/broken/…` answers 500, `/flaky/…` 503 once then as without
+    `/flaky`, `/slow/…` too late, `/cut/…` a body shorter than it says."""
 
     def log_message(self, *args: Any) -> None:  # quiet
         pass
 
+    failed: ClassVar[set[str]] = set()  # `/flaky/…`: the addresses that answered 500 once
+
     def do_GET(self) -> None:
         if self.path.startswith("/broken/"):
             self.send_error(500, "Internal Server Error")
+        elif self.path.startswith("/flaky/") and self.path not in self.failed:
+            self.failed.add(self.path)
+            self.send_error(503, "Service Unavailable")
+        elif self.path.startswith("/flaky/"):
+            self.path = self.path[len("/flaky") :]
+            super().do_GET()
         elif self.path.startswith("/slow/"):
             time.sleep(1.0)
             self.send_error(404)
@@ -208,6 +216,16 @@ def test_mirrors_over_http_report_what_folders_do(
         [str(V7), f"{served}/develop", "--stack-url", f"e4s={served}/develop-e4s"], capsys
     )["stacks"]
     assert {s["name"] for s in stacks} >= {"e4s"}
+
+
+def test_an_answer_of_503_is_tried_again(
+    served: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    layout2(tmp_path / "www" / "develop", V8)
+    _Handler.failed.clear()
+    steady = report([str(V7), f"{served}/develop"], capsys)
+    assert report([str(V7), f"{served}/flaky/develop"], capsys)["packages"] == steady["packages"]
+    assert _Handler.failed  # every address failed once, then answered
 
 
 @pytest.mark.parametrize(

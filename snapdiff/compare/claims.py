@@ -17,7 +17,7 @@ from ..model import Configuration
 from ..report import Change, Sentence
 from ..versions import versions_of
 from .classes import CLASSES, Package, Words
-from .classify import Facts, Side
+from .classify import ConfigVersions, Facts
 
 __all__ = ["describe", "merge", "variant_sentence"]
 
@@ -66,7 +66,9 @@ def _sentence(change: Change, package: Package) -> Sentence:
     return said.sentence()
 
 
-def describe(facts: Facts, old: Side, new: Side, spelling: Mapping[str, str]) -> tuple[Change, ...]:
+def describe(
+    facts: Facts, old: ConfigVersions, new: ConfigVersions, spelling: Mapping[str, str]
+) -> tuple[Change, ...]:
     """The package's records merged across configurations, each with its sentence.
 
     `old` and `new` are every configuration of the package on each side; `spelling` gives

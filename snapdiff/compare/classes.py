@@ -11,7 +11,7 @@ from typing import NamedTuple
 
 from ..model import Configuration
 from ..report import Change, ChangeClass, Sentence
-from .classify import Side
+from .classify import ConfigVersions
 from .migrations import dimension_value
 
 __all__ = ["CLASSES", "ClassInfo", "Package", "Words"]
@@ -39,8 +39,8 @@ class Package(NamedTuple):
     """What a record's sentence needs of its package: every configuration on each side, and
     each normalised compiler and variant as the pages write it."""
 
-    old: Side
-    new: Side
+    old: ConfigVersions
+    new: ConfigVersions
     spelling: Mapping[str, str]
 
 

@@ -14,9 +14,9 @@ from ..model import Configuration
 from ..report import Change, ChangeClass
 from ..versions import sort_versions, version_key
 
-__all__ = ["Facts", "Side", "classify"]
+__all__ = ["ConfigVersions", "Facts", "classify"]
 
-Side = Mapping[Configuration, set[str]]  # each configuration of a package: its versions
+ConfigVersions = Mapping[Configuration, set[str]]  # a package's configurations: their versions
 Specs = Iterable[tuple[str, Configuration, str]]  # (hash, configuration, version)
 
 
@@ -97,7 +97,7 @@ def _whole(kind: ChangeClass, config: Configuration, specs: _ByVersion) -> Chang
     return Change(kind, (config,), (), versions, (), hashes, ())
 
 
-def classify(removed: Specs, added: Specs, old: Side, new: Side) -> Facts:
+def classify(removed: Specs, added: Specs, old: ConfigVersions, new: ConfigVersions) -> Facts:
     """Every removed and added spec of one package in exactly one class (SPEC section 2a).
 
     `removed` and `added` are the specs that differ; `old` and `new` every configuration of

@@ -69,7 +69,7 @@ def _every_page_held(snapshot: Snapshot) -> None:
     """Filters need every page by name: refuse a snapshot holding some only as counts."""
     if snapshot.rest.page_count:
         what = "filters need every page, and this snapshot holds some only as counts"
-        fix = "load the pair with LoadOptions(whole=True) (full=True for per-spec filters)"
+        fix = "load the pair for them: load_pair(old, new, options, filters)"
         raise UsageError(snapshot.source, what, fix)
 
 

@@ -14,7 +14,7 @@ from .pages import (
     blob_digest,
     check_size,
     is_catalogue_path,
-    is_page,
+    is_page_content,
     without_bom,
 )
 from .snapshot import PageBytes, Problems
@@ -127,6 +127,6 @@ def read_directory(root: str, problems: Problems) -> list[PageBytes]:
         except InputError as error:
             problems.skip(error)
             continue
-        if data is not None and (layout or is_page(data)):
+        if data is not None and is_page_content(data, layout, path):
             pages.append(PageBytes(path, data, blob_digest(data)))
     return pages

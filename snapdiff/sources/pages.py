@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeGuard
 
 import orjson
 
@@ -31,6 +31,7 @@ __all__ = [
     "is_candidate",
     "is_catalogue_path",
     "is_page",
+    "is_page_content",
     "parse_page",
     "without_bom",
 ]
@@ -81,6 +82,19 @@ def is_page(data: bytes) -> bool:
         if line.startswith(b"layout:"):
             return line[7:].strip().strip(b"\"'") == b"cache"
     return False
+
+
+def is_page_content(data: bytes | int, by_place: bool, source: str) -> TypeGuard[bytes]:
+    """Whether a file's content is read as a page: one by its place (`is_catalogue_path`) always,
+    any other file when its bytes say so (`is_page`). `data` is the content, or its size when it
+    was too large to be read: InputError (named `source`) for a page by its place, else False."""
+    try:
+        check_size(data if isinstance(data, int) else len(data), source)
+    except InputError:  # too large: a bad page by its place, else not a page
+        if by_place:
+            raise
+        return False
+    return not isinstance(data, int) and (by_place or is_page(data))
 
 
 def _identity(fields: dict[str, Any], source: str) -> tuple[str, str]:

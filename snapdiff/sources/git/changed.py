@@ -20,7 +20,7 @@ from ..pages import (
     is_candidate,
 )
 from ..snapshot import PageCache, Problems, build_snapshot, check_changed
-from .reader import CATALOGUE, PageReader, Progress, Side, notes_of, quiet, unit_of
+from .reader import CATALOGUE, ChangedRevision, PageReader, Progress, notes_of, quiet, unit_of
 from .repo import GitRepo, Revision, TreeEntry, TreeFile
 from .tallies import UnitTally, total
 from .tallycache import TallyCache
@@ -28,7 +28,7 @@ from .tallycache import TallyCache
 __all__ = ["MixedUnits", "Revisions"]
 
 
-def _units(repo: GitRepo, side: Side) -> None:
+def _units(repo: GitRepo, side: ChangedRevision) -> None:
     """A tree's units, prefix -> id: `_cache/<tag>/` -> that folder's tree id, and "" -> the
     rest (an id of the entries it is made of: the top and `_cache` less the tag folders)."""
     tree = side.rev.tree
@@ -62,7 +62,7 @@ class _Counted:
         self.units: dict[str, UnitTally] = {}
         self.clean: dict[str, bool] = {}
 
-    def check_apart_from(self, side: Side) -> None:
+    def check_apart_from(self, side: ChangedRevision) -> None:
         """MixedUnits when a changed page's package is also on a counted page: which of the two
         is the second page (and is left out) follows their paths, as a whole reading says."""
         for parsed in side.pages.values():
@@ -98,8 +98,8 @@ class Revisions:
         self._units: dict[str, tuple[dict[str, str], list[TreeEntry]]] = {}  # by tree id
         self._parsed: dict[str, str] = {}  # path -> blob id of the newest version parsed
 
-    def _side(self, rev: Revision) -> Side:
-        side = Side(rev, Problems(self.keep_going))
+    def _side(self, rev: Revision) -> ChangedRevision:
+        side = ChangedRevision(rev, Problems(self.keep_going))
         if rev.tree not in self._units:
             _units(self.repo, side)
             self._units[rev.tree] = side.units, side.rest
@@ -123,7 +123,7 @@ class Revisions:
         ]
         listings = {prefix: self._files(prefix, new) for prefix in unread}
         # what they are counted from, fetched in one batch when a partial clone lacks it
-        self.repo.fetch_missing(
+        self.repo.partial.fetch_missing(
             [f.sha for found in listings.values() for f in found if _unchanged_read(f, paths)],
             new.rev.arg,
         )
@@ -150,7 +150,9 @@ class Revisions:
         self.reader.cache.keep(set(self._parsed.values()))
         return old_snapshot, new_snapshot
 
-    def _count(self, prefix: str, old: Side, new: Side, counted: _Counted) -> bool:
+    def _count(
+        self, prefix: str, old: ChangedRevision, new: ChangedRevision, counted: _Counted
+    ) -> bool:
         """The tally of a unit's content both sides hold alike, when no page of it need be
         read for it (a unit one side lacks, or a tally of either side); False otherwise."""
         ids = old.units.get(prefix), new.units.get(prefix)
@@ -167,7 +169,12 @@ class Revisions:
         return False
 
     def _read_unchanged(
-        self, prefix: str, listing: list[TreeFile], old: Side, new: Side, changed: set[str]
+        self,
+        prefix: str,
+        listing: list[TreeFile],
+        old: ChangedRevision,
+        new: ChangedRevision,
+        changed: set[str],
     ) -> tuple[UnitTally, bool]:
         """Count a unit's unchanged pages (`listing`: its files, with their paths in the
         revision) from their `meta` lines (as the new side's)."""
@@ -197,7 +204,7 @@ class Revisions:
         clean = clean and problems == (len(old.problems.skipped), len(new.problems.skipped))
         return tally, clean
 
-    def _files(self, prefix: str, side: Side) -> list[TreeFile]:
+    def _files(self, prefix: str, side: ChangedRevision) -> list[TreeFile]:
         """Every file of a unit, with its path in the revision."""
         if prefix:
             listed = self.repo.list_files(side.units[prefix])
@@ -211,7 +218,7 @@ class Revisions:
                 found.append(TreeFile(entry.name, entry.sha, -1, entry.mode == "120000"))
         return sorted(found)
 
-    def _snapshot(self, side: Side, counted: _Counted, newer: bool) -> Snapshot:
+    def _snapshot(self, side: ChangedRevision, counted: _Counted, newer: bool) -> Snapshot:
         """A side's snapshot: its changed pages, and the counted content (named as its own;
         its warnings are the newer side's, as a diff reports them once)."""
         warnings = []
@@ -224,7 +231,7 @@ class Revisions:
         snapshot = build_snapshot(rev.arg, parsed, side.problems, rev.commit, rev.date, rest)
         return dataclasses.replace(snapshot, warnings=(*snapshot.warnings, *warnings))
 
-    def _keep(self, old: Side, new: Side, counted: _Counted) -> None:
+    def _keep(self, old: ChangedRevision, new: ChangedRevision, counted: _Counted) -> None:
         """Store each side's tally of every unit it has none of, when it loaded cleanly."""
         for side in (old, new):
             if side.problems.skipped:
@@ -244,7 +251,7 @@ def _unchanged_read(found: TreeFile, changed: set[str]) -> bool:
     return found.path not in changed and is_candidate(found.path) and not found.link
 
 
-def _less(base: UnitTally, side: Side, prefix: str) -> UnitTally | None:
+def _less(base: UnitTally, side: ChangedRevision, prefix: str) -> UnitTally | None:
     """A unit's tally less the side's changed pages in it: the part both sides hold alike; None
     when the tally does not hold those pages as they are (it is then not used)."""
     tally = base.copy()

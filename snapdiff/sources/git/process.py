@@ -8,7 +8,7 @@ from typing import IO
 
 from ...errors import InputError
 
-__all__ = ["GitError", "run", "send", "start", "stop", "widen"]
+__all__ = ["GitError", "pipes", "run", "send", "start", "stop", "widen"]
 
 
 class GitError(Exception):
@@ -48,6 +48,13 @@ def start(args: list[str]) -> subprocess.Popen[bytes]:
         )
     except OSError as exc:
         raise InputError("git", f"cannot run git: {exc.strerror}", "install git") from exc
+
+
+def pipes(proc: subprocess.Popen[bytes]) -> tuple[IO[bytes], IO[bytes]]:
+    """The standard input and output of a process `start` began (it always opens both)."""
+    if proc.stdin is None or proc.stdout is None:
+        raise GitError("a git process started without its pipes")
+    return proc.stdin, proc.stdout
 
 
 def send(stdin: IO[bytes], wanted: list[str]) -> None:

@@ -13,16 +13,16 @@ from ..pages import (
     check_size,
     is_candidate,
     is_catalogue_path,
-    is_page,
+    is_page_content,
 )
 from ..snapshot import PageBytes, PageCache, Problems
 from .repo import GitRepo, Revision, TreeEntry, TreeFile
 
 __all__ = [
     "CATALOGUE",
+    "ChangedRevision",
     "PageReader",
     "Progress",
-    "Side",
     "notes_of",
     "quiet",
     "readable",
@@ -34,7 +34,7 @@ _EVERY = 2000  # pages between two words of progress
 
 
 @dataclass
-class Side:
+class ChangedRevision:
     """One revision of the pair: its units, and its changed files that are pages."""
 
     rev: Revision
@@ -86,7 +86,7 @@ def readable(found: TreeFile, where: str) -> bool:
     return True
 
 
-def _as_side(error: InputError, path: str, side: Side) -> InputError:
+def _as_side(error: InputError, path: str, side: ChangedRevision) -> InputError:
     """An error about a file, named as one side names it: `REV:path`, and what followed the
     path in the error (the line of a page, `:3`)."""
     at = error.where.find(path)
@@ -115,7 +115,7 @@ class PageReader:
         self.cache = cache
         self.progress = progress
 
-    def _readable(self, found: TreeFile, sides: list[Side]) -> bool:
+    def _readable(self, found: TreeFile, sides: list[ChangedRevision]) -> bool:
         """Whether a file is read (`readable`); a bad page is one on every side holding it."""
         try:
             return readable(found, sides[0].source(found.path))
@@ -126,13 +126,15 @@ class PageReader:
             return False
 
     def read(
-        self, files: list[tuple[TreeFile, list[Side]]]
-    ) -> Iterator[tuple[str, Side, ParsedPage]]:
+        self, files: list[tuple[TreeFile, list[ChangedRevision]]]
+    ) -> Iterator[tuple[str, ChangedRevision, ParsedPage]]:
         """(path, side, page) of each file that is a page, for each side holding it (newest
         first); a bad page is a problem of each side holding it, the newer's first, as reading
         finds it (a file that is not read, the older's first, as listing finds it)."""
         readable = [(found, sides) for found, sides in files if self._readable(found, sides)]
-        needed: dict[str, dict[bool, tuple[Side, str]]] = {}  # sha -> layout -> first place
+        needed: dict[
+            str, dict[bool, tuple[ChangedRevision, str]]
+        ] = {}  # sha -> layout -> first place
         for found, sides in readable:
             if found.sha not in self.cache:
                 layouts = needed.setdefault(found.sha, {})
@@ -156,7 +158,9 @@ class PageReader:
                     side.problems.skip(_as_side(got, found.path, side))
 
     @staticmethod
-    def _revision(needed: dict[str, dict[bool, tuple[Side, str]]]) -> Callable[[str], str]:
+    def _revision(
+        needed: dict[str, dict[bool, tuple[ChangedRevision, str]]],
+    ) -> Callable[[str], str]:
         """The revision a blob was asked for, to name it when the blob is missing."""
         return lambda sha: next(iter(needed[sha].values()))[0].rev.arg
 
@@ -166,12 +170,8 @@ class PageReader:
         """The page, the error that makes it a bad page, or None when the file is not a page
         (`data` an int: too large to be read, the blob's size)."""
         try:
-            check_size(data if isinstance(data, int) else len(data), source)
-        except InputError as error:  # too large: a bad page by its place, else not a page
-            return error if layout else None
-        if isinstance(data, int) or not (layout or is_page(data)):
-            return None
-        try:
+            if not is_page_content(data, layout, source):
+                return None
             return self.cache.parse(PageBytes(source, data, sha))
         except InputError as error:
             return error

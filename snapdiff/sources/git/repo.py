@@ -4,11 +4,7 @@ Nothing is checked out: trees are listed with `git ls-tree`, compared with `git 
 blobs read through one persistent, pipelined `git cat-file --batch` (much faster than reading
 objects one request at a time: docs/performance.md). git runs as a subprocess: GitPython, which
 only wrapped these commands here, cost 56 ms to import on every run. The work tree, index, stash
-and refs are never touched.
-
-In a partial clone (`git clone --filter=blob:none`), git fetches a missing blob on its own when
-a command meets it: one round trip per blob. So no listing asks for a blob's size there, and the
-blobs a read needs that the clone lacks are fetched first, all in one `git fetch`.
+and refs are never touched. A partial clone fetches the blobs a read needs first (`partial`).
 """
 
 from __future__ import annotations
@@ -23,6 +19,7 @@ from typing import NamedTuple
 
 from ...errors import InputError
 from . import process as gitproc
+from .partial import PartialClone
 from .process import GitError
 
 __all__ = ["MISSING_FIX", "Changed", "GitError", "GitRepo", "Revision", "TreeEntry", "TreeFile"]
@@ -89,7 +86,7 @@ class GitRepo:
             )
         self._dir = os.fsdecode(found.stdout.rstrip(b"\n"))
         self._asked = path
-        self._progress = progress
+        self.partial = PartialClone(self._dir, progress)
         self._headers: subprocess.Popen[bytes] | None = None
         self._batch: subprocess.Popen[bytes] | None = None
 
@@ -111,75 +108,6 @@ class GitRepo:
         found = gitproc.run(["-C", self._asked, "rev-parse", "--show-toplevel"], check=False)
         return os.fsdecode(found.stdout.rstrip(b"\n")) if found.returncode == 0 else self._dir
 
-    @functools.cached_property
-    def _promisors(self) -> list[str]:
-        """The remotes a partial clone fetches missing objects from, in the order git tries
-        them: those of `remote.<name>.promisor` or `.partialclonefilter`, then the one of
-        `extensions.partialClone`. Empty: not a partial clone."""
-        found = gitproc.run(
-            [
-                *("--git-dir", self._dir, "config", "--get-regexp"),
-                r"^(remote\..*\.(promisor|partialclonefilter)|extensions\.partialclone)$",
-            ],
-            check=False,
-        )
-        remotes, last = [], []
-        for line in found.stdout.decode("utf-8", "surrogateescape").splitlines():
-            key, _, value = line.partition(" ")
-            if key == "extensions.partialclone":
-                last = [value]
-                continue
-            name, _, setting = key[len("remote.") :].rpartition(".")
-            if setting == "partialclonefilter" or value.lower() in ("true", "yes", "on", "1"):
-                remotes.append(name)
-        return list(dict.fromkeys(remotes + last))
-
-    def fetch_missing(self, ids: Iterable[str], where: str | Callable[[str], str]) -> None:
-        """Fetch, in one batch, the blobs among `ids` that a partial clone lacks: the command
-        git's own lazy fetch runs for one blob, with every id at once (from the first promisor
-        remote that has them all, as git tries them); nothing in a full clone. `where` names
-        the revision (or the revision of a blob id) when no remote gives them. Only objects
-        are written: no ref, no FETCH_HEAD, no automatic repacking."""
-        if not self._promisors:
-            return
-        wanted = list(dict.fromkeys(ids))  # in the order asked: the first names the revision
-        # --missing=print: rev-list never fetches; --ignore-missing: a blob it lacks is left
-        # out, so what it prints is what is there
-        out = self._run(
-            *("rev-list", "--objects", "--no-walk", "--missing=print", "--ignore-missing"),
-            "--stdin",
-            data="".join(f"{sha}\n" for sha in wanted).encode(),
-        )
-        present = {line.split(b" ", 1)[0].decode() for line in out.splitlines()}
-        missing = [sha for sha in wanted if sha not in present]
-        if not missing:
-            return
-        what = f"{len(missing):,} blobs this partial clone lacks"
-        failed = []
-        for remote in self._promisors:
-            if self._progress is not None:
-                self._progress(f"fetching {what}, from {remote}")
-            done = gitproc.run(
-                [
-                    *("--git-dir", self._dir, "-c", "fetch.negotiationAlgorithm=noop", "fetch"),
-                    *("--no-tags", "--no-write-fetch-head", "--recurse-submodules=no"),
-                    *("--filter=blob:none", "--no-auto-maintenance", "--quiet", "--stdin"),
-                    remote,
-                ],
-                "".join(f"{sha}\n" for sha in missing).encode(),
-                check=False,
-            )
-            if done.returncode == 0:
-                return
-            said = done.stderr.decode("utf-8", "replace").splitlines()
-            why = next((line for line in said if line.startswith(("fatal: ", "error: "))), "")
-            failed.append(f"{remote}: {why.partition(': ')[2] or 'git fetch failed'}")
-        raise InputError(
-            where(missing[0]) if callable(where) else where,
-            f"cannot fetch {what} ({'; '.join(failed)})",
-            "check that the clone's remote can be reached, or clone without --filter",
-        )
-
     def _header(self, name: str) -> tuple[str, str] | None:
         """(id, type) of the object a name resolves to, or None (one persistent
         `git cat-file --batch-check`, asked one name at a time)."""
@@ -187,10 +115,10 @@ class GitRepo:
             return None
         if self._headers is None:
             self._headers = gitproc.start(["--git-dir", self._dir, "cat-file", "--batch-check"])
-        assert self._headers.stdin is not None and self._headers.stdout is not None
-        self._headers.stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
-        self._headers.stdin.flush()
-        answer = self._headers.stdout.readline().split()
+        stdin, stdout = gitproc.pipes(self._headers)
+        stdin.write(name.encode("utf-8", "surrogateescape") + b"\n")
+        stdin.flush()
+        answer = stdout.readline().split()
         if len(answer) != 3:
             return None
         return answer[0].decode(), answer[1].decode()
@@ -262,7 +190,7 @@ class GitRepo:
         """Every file below a tree, sorted by path: regular files and symbolic links, with each
         blob's size from the tree listing, so that no blob is read to learn how large it is
         (but in a partial clone, where listing a blob's size fetches it: -1, unknown)."""
-        sized = not self._promisors
+        sized = not self.partial.promisors
         out = self._listing("ls-tree", "-r", "-z", *(["-l"] if sized else []), "--full-tree", tree)
         files = []
         for entry in out.split(b"\0"):
@@ -313,7 +241,7 @@ class GitRepo:
         for a blob larger than `limit` bytes, its size instead of its content, which is never
         read (that process is stopped, and the rest asked of a new one). `where` names what is
         read (or the revision a blob id belongs to) when an object is missing. A partial
-        clone fetches the blobs it lacks first, in one batch (`fetch_missing`).
+        clone fetches the blobs it lacks first, in one batch (`PartialClone.fetch_missing`).
 
         A thread writes the requests while the caller reads the answers, so git inflates blobs
         on the other core while the caller parses the ones already read. (Measured at develop
@@ -321,17 +249,17 @@ class GitRepo:
         than it saved.)
         """
         wanted = list(ids)
-        self.fetch_missing(wanted, where)
+        self.partial.fetch_missing(wanted, where)
         start = 0
         while start < len(wanted):
             proc = self._process()
-            assert proc.stdin is not None and proc.stdout is not None
+            stdin, stdout = gitproc.pipes(proc)
             rest = wanted[start:]
-            threading.Thread(target=gitproc.send, args=(proc.stdin, rest), daemon=True).start()
+            threading.Thread(target=gitproc.send, args=(stdin, rest), daemon=True).start()
             finished = False
             try:
                 for sha in rest:
-                    header = proc.stdout.readline().split()
+                    header = stdout.readline().split()
                     if len(header) != 3:
                         what = f"object {sha} is missing from the repository"
                         raise InputError(
@@ -340,8 +268,8 @@ class GitRepo:
                     start, size = start + 1, int(header[2])
                     if limit is not None and size > limit:
                         break
-                    data = proc.stdout.read(size)
-                    proc.stdout.read(1)
+                    data = stdout.read(size)
+                    stdout.read(1)
                     yield sha, data
                 else:
                     finished = True
@@ -356,8 +284,7 @@ class GitRepo:
         """The persistent `git cat-file --batch`, started when first needed."""
         if self._batch is None:
             self._batch = gitproc.start(["--git-dir", self._dir, "cat-file", "--batch"])
-            assert self._batch.stdout is not None
-            gitproc.widen(self._batch.stdout)
+            gitproc.widen(gitproc.pipes(self._batch)[1])
         return self._batch
 
     def close(self) -> None:

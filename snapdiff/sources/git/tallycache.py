@@ -68,16 +68,12 @@ class TallyCache:
         self._known: dict[str, UnitTally | None] = {}
         self._unwritable = False
 
-    def _path(self, unit: str) -> str:
-        assert self.folder is not None
-        return os.path.join(self.folder, unit)
-
     def get(self, unit: str) -> UnitTally | None:
         """The unit's tally, from memory or the folder; None when it is not (validly) there."""
         if unit in self._known or self.folder is None:
             return self._known.get(unit)
         self._known[unit] = None  # asked once: a file that is not there is looked for once
-        path = self._path(unit)
+        path = os.path.join(self.folder, unit)
         data = _read_regular(path)
         if data is None:
             return None
@@ -100,34 +96,35 @@ class TallyCache:
     def put(self, unit: str, tally: UnitTally) -> None:
         """Keep a tally for this run and, atomically, in the folder."""
         self._known[unit] = tally
-        if self.folder is None or self._unwritable:
+        folder = self.folder
+        if folder is None or self._unwritable:
             return
         body = tally.to_json()
         check = hashlib.sha256(body).hexdigest().encode()
         header = b" ".join((_MAGIC, _VERSION, unit.encode(), check))
         try:
-            os.makedirs(self.folder, exist_ok=True)
-            fd, temporary = tempfile.mkstemp(dir=self.folder, prefix=".new-")
+            os.makedirs(folder, exist_ok=True)
+            fd, temporary = tempfile.mkstemp(dir=folder, prefix=".new-")
             try:
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(header + b"\n" + body)
-                os.replace(temporary, self._path(unit))
+                os.replace(temporary, os.path.join(folder, unit))
             except BaseException:
                 os.unlink(temporary)
                 raise
         except OSError as exc:
             self._unwritable = True
-            self.warn(f"cannot write the cache in {self.folder}: {exc.strerror}; going on without")
+            self.warn(f"cannot write the cache in {folder}: {exc.strerror}; going on without")
             return
-        self._bound(self._path(unit))
+        self._bound(folder, os.path.join(folder, unit))
 
-    def _bound(self, kept: str) -> None:
+    @staticmethod
+    def _bound(folder: str, kept: str) -> None:
         """Drop the least recently used files (but the one just written) while the folder
         holds more than MAX_BYTES."""
-        assert self.folder is not None
         try:
             found = []
-            with os.scandir(self.folder) as listing:
+            with os.scandir(folder) as listing:
                 for item in listing:
                     if item.path != kept and item.is_file(follow_symlinks=False):
                         info = item.stat(follow_symlinks=False)

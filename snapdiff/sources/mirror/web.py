@@ -57,28 +57,39 @@ class Web:
     def _get(self, rel: str, limit: int) -> bytes:
         """The body at an address; a 5xx answer or a reset connection is tried again."""
         url = self.name(rel)
-        for wait in (*RETRIES, None):
+        for wait in RETRIES:
             try:
-                return _Download(url, self.progress).body(limit)
-            except urllib.error.HTTPError as exc:
-                if exc.code < 500 or wait is None:
-                    raise InputError(url, f"HTTP {exc.code} {exc.reason}", _fix(exc.code)) from None
-            except TimeoutError:
-                raise InputError(
-                    url, f"no answer within {TIMEOUT:g} s", "try again later"
-                ) from None
-            except urllib.error.URLError as exc:
-                if isinstance(exc.reason, TimeoutError):
-                    raise InputError(url, f"no answer within {TIMEOUT:g} s", "try again") from None
-                raise InputError(url, f"cannot fetch: {exc.reason}", "check the address") from None
-            except http.client.IncompleteRead as exc:
-                what = f"truncated: {len(exc.partial)} bytes, then the connection closed"
-                raise InputError(url, what, "try again") from None
-            except (ConnectionError, http.client.HTTPException) as exc:
-                if wait is None:
-                    raise InputError(url, f"cannot fetch: {exc}", "try again later") from None
-            time.sleep(wait)
-        raise AssertionError("unreachable: the last try raises")
+                return self._try(url, limit, last=False)
+            except _TryAgain:
+                time.sleep(wait)
+        return self._try(url, limit, last=True)
+
+    def _try(self, url: str, limit: int, last: bool) -> bytes:
+        """One try at an address: its body, or InputError; _TryAgain when it may succeed later
+        and this is not the `last` try."""
+        try:
+            return _Download(url, self.progress).body(limit)
+        except urllib.error.HTTPError as exc:
+            if exc.code < 500 or last:
+                raise InputError(url, f"HTTP {exc.code} {exc.reason}", _fix(exc.code)) from None
+            raise _TryAgain from None
+        except TimeoutError:
+            raise InputError(url, f"no answer within {TIMEOUT:g} s", "try again later") from None
+        except urllib.error.URLError as exc:
+            if isinstance(exc.reason, TimeoutError):
+                raise InputError(url, f"no answer within {TIMEOUT:g} s", "try again") from None
+            raise InputError(url, f"cannot fetch: {exc.reason}", "check the address") from None
+        except http.client.IncompleteRead as exc:
+            what = f"truncated: {len(exc.partial)} bytes, then the connection closed"
+            raise InputError(url, what, "try again") from None
+        except (ConnectionError, http.client.HTTPException) as exc:
+            if last:
+                raise InputError(url, f"cannot fetch: {exc}", "try again later") from None
+            raise _TryAgain from None
+
+
+class _TryAgain(Exception):
+    """A try that failed in a way a later one may not (a 5xx answer, a reset connection)."""
 
 
 def _fix(status: int) -> str:

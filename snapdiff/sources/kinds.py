@@ -1,5 +1,5 @@
-"""Each side of a diff as given: a directory, a git revision or build-cache indexes, and how
-they are read (`LoadOptions`)."""
+"""The kinds of input, behind one protocol (`Source`), chosen in one function (`open_source`):
+a directory of pages, a git revision, build-cache indexes; and how they are read (`LoadOptions`)."""
 
 from __future__ import annotations
 
@@ -18,14 +18,14 @@ from .git.reader import Progress, quiet, readable
 from .git.repo import GitRepo, TreeFile
 from .mirror.index import is_index_file, load_indexes, lone_stack
 from .mirror.layouts import MAX_INDEX_BYTES, Folder, Index, find_mirrors, index_of, is_url
-from .pages import ParsedPage, check_size, is_catalogue_path, is_page
+from .pages import ParsedPage, is_catalogue_path, is_page_content
 from .snapshot import PageBytes, PageCache, Problems, build_snapshot
 
-__all__ = ["GitSide", "LoadOptions", "Side", "open_side", "opened"]
+__all__ = ["LoadOptions", "RevisionSource", "Source", "open_source", "opened"]
 
 
-class Side(Protocol):
-    """One input: which contents it holds (cheaply), then its snapshot."""
+class Source(Protocol):
+    """One input of a diff: which contents it holds (cheaply), then its snapshot."""
 
     problems: Problems
 
@@ -46,7 +46,9 @@ def _parsed(cache: PageCache, raw: PageBytes, problems: Problems) -> ParsedPage 
 _EVERY = 2000  # pages between two words of progress
 
 
-class DirectorySide:
+class DirectorySource:
+    """A directory of catalogue pages (or of pages anywhere below it)."""
+
     def __init__(self, path: str, problems: Problems, progress: Progress = quiet) -> None:
         self.path = path
         self.problems = problems
@@ -65,7 +67,9 @@ class DirectorySide:
         return build_snapshot(self.path, [p for p in parsed if p], self.problems)
 
 
-class GitSide:
+class RevisionSource:
+    """A git revision (`REV`, or `REV:path` for a folder inside it) of a repository."""
+
     def __init__(
         self, repo: GitRepo, arg: str, problems: Problems, progress: Progress = quiet
     ) -> None:
@@ -81,7 +85,7 @@ class GitSide:
         return [(f.path, f.sha) for f in listed if self._readable(f)]
 
     def _readable(self, found: TreeFile) -> bool:
-        """Whether a file is read (`readable`); a bad page is a problem of this side."""
+        """Whether a file is read (`readable`); a bad page is a problem of this revision."""
         try:
             return readable(found, f"{self.revision.arg}:{found.path}")
         except InputError as error:
@@ -102,21 +106,19 @@ class GitSide:
         for count, (sha, data) in enumerate(blobs, start=1):
             if count % _EVERY == 0:
                 self.progress(f"{rev.arg}: {count:,} of {len(first_path):,} pages")
-            path = first_path[sha]
-            if isinstance(data, int):  # too large, its size not listed (a partial clone)
-                if is_catalogue_path(path):  # a bad page by its place, else not a page
-                    try:
-                        check_size(data, f"{rev.arg}:{path}")
-                    except InputError as error:
-                        self.problems.skip(error)
+            source = f"{rev.arg}:{first_path[sha]}"
+            try:
+                if not is_page_content(data, is_catalogue_path(first_path[sha]), source):
+                    continue
+            except InputError as error:  # too large, its size not listed (a partial clone)
+                self.problems.skip(error)
                 continue
-            if is_catalogue_path(path) or is_page(data):
-                _parsed(cache, PageBytes(f"{rev.arg}:{path}", data, sha), self.problems)
+            _parsed(cache, PageBytes(source, data, sha), self.problems)
         parsed = [cache.get(sha, f"{rev.arg}:{p}") for p, sha in self.files if sha in cache]
         return build_snapshot(rev.arg, parsed, self.problems, rev.commit, rev.date)
 
 
-class IndexSide:
+class IndexSource:
     """Spack build-cache indexes: one file, mirrors in a folder, or mirrors over HTTP(S)."""
 
     def __init__(self, source: str, indexes: list[Index], options: LoadOptions) -> None:
@@ -132,21 +134,20 @@ class IndexSide:
 
 @dataclass(frozen=True)
 class LoadOptions:
-    """How inputs are read (beyond their names)."""
+    """Where and how inputs are read (beyond their names); how much of each page is read follows
+    from the filters a diff is loaded for (`load_pair`)."""
 
     repo: str | None = None  # the git repository revisions are read from
-    full: bool = False  # read every page in full (per-spec filters need it)
     keep_going: bool = False  # leave bad pages out instead of stopping
     index_tag: str = "develop"  # the cache tag of build-cache index snapshots
     stack_name: str | None = None  # the stack of a single index.json given as a snapshot
     progress: Progress = quiet  # told what is being read, now and then (the CLI, on a terminal)
     stack_urls: tuple[tuple[str, str], ...] = ()  # (stack, mirror address) beside a URL side
-    whole: bool = False  # hold every page as a Page (filters by package or tag need them all)
     cache_dir: str | None = None  # where tallies of revisions are kept across runs (None: not)
     warn: Progress = quiet  # told of a cache file ignored or a cache that cannot be written
 
 
-def open_side(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> Side:
+def open_source(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> Source:
     """A build-cache index, a directory (of pages or of indexes), else a git revision."""
     problems = Problems(options.keep_going)
     if is_url(arg):
@@ -156,16 +157,16 @@ def open_side(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> Side
         )
 
         indexes = [index_of(Web(url, options.progress), stack) for stack, url in mirrors]
-        return IndexSide(arg, indexes, options)
+        return IndexSource(arg, indexes, options)
     if is_index_file(arg):
         named = os.path.realpath(arg)  # a link named on the command line is followed
         data = Folder(os.path.dirname(named)).read(os.path.basename(named), MAX_INDEX_BYTES)
-        return IndexSide(arg, [Index(arg, lone_stack(arg, options.stack_name), data)], options)
+        return IndexSource(arg, [Index(arg, lone_stack(arg, options.stack_name), data)], options)
     if os.path.isdir(arg):
         folders = find_mirrors(arg)
         if folders:
-            return IndexSide(arg, [index_of(m, stack) for stack, m in folders], options)
-        return DirectorySide(arg, problems, options.progress)
+            return IndexSource(arg, [index_of(m, stack) for stack, m in folders], options)
+        return DirectorySource(arg, problems, options.progress)
     if os.path.exists(arg):
         raise InputError(arg, "not a directory", "give a directory of pages or a git revision")
     repo = options.repo
@@ -177,7 +178,7 @@ def open_side(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> Side
             fix = "give a directory of catalogue pages, or a revision inside a git repository"
             where = arg if repo is None else f"{arg} (in {repo})"
             raise InputError(where, f"no such directory ({exc.what})", fix) from exc
-    return GitSide(repos[path], arg, problems, options.progress)
+    return RevisionSource(repos[path], arg, problems, options.progress)
 
 
 @contextmanager

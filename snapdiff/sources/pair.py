@@ -1,0 +1,76 @@
+"""Both sides of a diff, as a type that holds only a loaded pair, and how much of it is read."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from typing import Any, NamedTuple, Self
+
+from ..errors import SnapdiffError
+from ..model import Filters, Snapshot
+
+__all__ = ["Reading", "SnapshotPair", "counted_apart"]
+
+
+class Reading(enum.Enum):
+    """How much of a pair is read: as little as the filters allow (`needed_by`)."""
+
+    CHANGED = "changed"  # git revisions in O(changed): content both hold alike counted per unit
+    EVERY_PAGE = "every page"  # every page held; content both hold alike read for its counts
+    EVERY_ENTRY = "every entry"  # every page read in full and every entry checked
+
+    @classmethod
+    def needed_by(cls, filters: Filters | None) -> Reading:
+        """Per-spec filters read every entry; filters by package or tag need every page by
+        name; without filters, only what changed is read."""
+        if filters is not None and filters.per_spec:
+            return cls.EVERY_ENTRY
+        return cls.EVERY_PAGE if filters is not None and filters.applied else cls.CHANGED
+
+
+def counted_apart(old: Snapshot, new: Snapshot) -> bool:
+    """Whether a page read only for its counts differs from its counterpart: content both
+    sides hold, whose page one side left out (`--keep-going`, a package's second page)."""
+    for snapshot, other in (old, new), (new, old):
+        for key, page in snapshot.pages.items():
+            twin = other.pages.get(key)
+            if page.entries is None and (twin is None or twin.digest != page.digest):
+                return True
+    return False
+
+
+class _Sides(NamedTuple):
+    """The two snapshots of a pair, by name (unchecked: made only through `SnapshotPair`)."""
+
+    old: Snapshot
+    new: Snapshot
+
+
+class SnapshotPair(_Sides):
+    """Both sides of a diff, loaded together (`load_pair`).
+
+    The invariant a diff relies on: content both sides hold alike is read only for its counts
+    (pages with `entries` None, and the `rest` of each side), and every entry that differs
+    between the sides, or that one side lacks, has been parsed and checked. The first part is
+    checked whenever a pair is made (SnapdiffError); the loaders see to the second. A diff of
+    the pair therefore never meets unread or unchecked data; snapshots loaded one at a time
+    (`load_snapshot`) are fully read and checked and pair freely.
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, old: Snapshot, new: Snapshot) -> Self:
+        if counted_apart(old, new) or old.rest != new.rest:
+            raise SnapdiffError(
+                f"{old.source} and {new.source}",
+                "not a pair: content read only for its counts differs between the sides",
+                "load both sides together with load_pair, or each with load_snapshot",
+            )
+        return super().__new__(cls, old, new)
+
+    # mypy misreads NamedTuple's generic `_make` (the same signature) as incompatible
+    @classmethod
+    def _make(cls, iterable: Iterable[Any]) -> Self:  # type: ignore[override]
+        """A pair of the two sides given in order, checked (`_replace` makes pairs so too)."""
+        old, new = iterable
+        return cls(old, new)
