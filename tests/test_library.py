@@ -59,3 +59,26 @@ def test_the_readme_library_example_runs(
     printed = capsys.readouterr().out.splitlines()
     assert printed[0] == "5"
     assert "py-mpi4py upgrade 3.1.5 → 4.0.1 in 2 linux configurations: 28 → 42 specs" in printed
+
+
+def test_sides_of_two_different_pairs_are_refused_in_one_line(tmp_path: Path) -> None:
+    """A library caller mixing sides of two pairs read in O(changed) gets a SnapdiffError that
+    says how to load them, not an AssertionError from inside the diff."""
+    from gitrepo import commit, git, new_repo
+    from pagegen import spec, write_page
+
+    repo = new_repo(tmp_path / "repo")
+    for day, (first, second) in enumerate((("1.0", "1.0"), ("1.1", "1.0"), ("1.1", "1.1")), 1):
+        write_page(repo, "zlib", [spec("a", first)])
+        write_page(repo, "cmake", [spec("b", second, ("hep", "root"))])
+        write_page(repo, "steady", [spec("c", "1.0")])
+        commit(repo, f"day {day}", day)
+    from snapdiff.errors import UsageError
+    from snapdiff.sources import LoadOptions
+
+    options = LoadOptions(str(repo))
+    early = snapdiff.load_pair(git(repo, "rev-parse", "HEAD~2"), "HEAD~1", options)
+    late = snapdiff.load_pair("HEAD~1", "HEAD", options)
+    assert early.old.rest != late.new.rest  # each pair counted a different page as unchanged
+    with pytest.raises(UsageError, match="load both sides together"):
+        snapdiff.diff_snapshots(early.old, late.new)

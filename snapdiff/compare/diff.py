@@ -6,7 +6,7 @@ import dataclasses
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
-from ..errors import printable
+from ..errors import UsageError, printable
 from ..model import Filters, Page, Snapshot
 from ..report import PackageChange, Report, Side, StackChange, Summary
 from .coverage import stack_coverage
@@ -136,7 +136,11 @@ def diff_snapshots(
     ]
     packages = _packages(old_pages, new_pages, differing, describe, in_question(filters))
     if old.rest != new.rest:
-        raise AssertionError("the sides of a pair hold different counted-only content")
+        raise UsageError(
+            "diff_snapshots",
+            "the sides hold different content read only for its counts",
+            "load both sides together with load_pair",
+        )
     stacks = stack_coverage(old_pages, new_pages, differing, new.rest)
     # what the reports carry of paths and page data, on one line and valid UTF-8
     warnings = tuple(sorted({printable(w) for w in (*old.warnings, *new.warnings)}))

@@ -37,7 +37,11 @@ def _narrow(page: Page, filters: Filters) -> Page | None:
     """The page with only the specs that pass, or None when none does; with --stack, its stack
     counts only of the stacks asked about."""
     if page.entries is None:
-        raise AssertionError(f"{page.source}: per-spec filters need every page read in full")
+        raise UsageError(
+            page.source,
+            "per-spec filters need every page read in full",
+            "load the sides with load_pair(old, new, options, filters)",
+        )
     kept = [digest for digest, entry in page.entries.items() if _keeps(entry, filters)]
     if not kept:
         return None

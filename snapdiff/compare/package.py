@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ..errors import UsageError
 from ..model import Entry, Page, PageEntries, Spec, written_as
 from ..report import FieldChange, PackageChange, Sentence, SpecChange
 from ..versions import Bump, BumpKind, bump_kind, sort_versions, version_key
@@ -22,7 +23,11 @@ _COMPARED_FIELDS = tuple(f for f in Spec._fields if f not in ("hash", "stacks"))
 def page_entries(page: Page) -> PageEntries:
     """The entries of a page whose content differs between the sides (loaders keep those)."""
     if page.entries is None:
-        raise AssertionError(f"{page.source}: content differs but only its counts were read")
+        raise UsageError(
+            page.source,
+            "content differs but only its counts were read",
+            "load both sides together with load_pair",
+        )
     return page.entries
 
 
