@@ -18,6 +18,7 @@ __all__ = [
     "FieldChange",
     "GateLevel",
     "GateOutcome",
+    "Labeller",
     "OneTag",
     "PackageChange",
     "Report",
@@ -294,16 +295,32 @@ class Report:
             return 0
         return len({*self.old.tags, *self.new.tags})
 
+    def changed_tags(self) -> set[str]:
+        """The cache tags of every package and stack that changed."""
+        return {p.tag for p in self.packages} | {s.tag for s in self.stacks}
+
     def one_tag(self) -> OneTag | None:
         """The one cache tag every change is in, and the sides' other tags, when the sides hold
         several and the changes are all in one (labels then leave the tag out, so a report says
         it once); None otherwise, and from release to release, where each side's tag is its
         label."""
-        return one_tag(
-            self.old.tags,
-            self.new.tags,
-            {p.tag for p in self.packages} | {s.tag for s in self.stacks},
-        )
+        return one_tag(self.old.tags, self.new.tags, self.changed_tags())
+
+    def labeller(self) -> Labeller:
+        """How every output names a package or stack of this report (see `Labeller`)."""
+        return Labeller(len(self.changed_tags()) > 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Labeller:
+    """The label rule, its one home: a package or stack is `tag/name` when the changes span
+    several cache tags, else just `name`. A `Report` or a `History` hands one out."""
+
+    several: bool  # the changes span several cache tags
+
+    def __call__(self, tag: str, name: str) -> str:
+        """The label of the package or stack `name` of cache tag `tag`."""
+        return f"{tag}/{name}" if self.several else name
 
 
 class OneTag(NamedTuple):

@@ -304,3 +304,28 @@ def test_a_range_title_shows_both_ends_as_short_ids(
     found = json.loads(capsys.readouterr().out)["range"]
     assert (found["start_commit"], found["end_commit"]) == (fork, tip)
     assert found["merge_base_of"] == ["main", "branch"]
+
+
+def test_a_chart_names_its_stack_by_the_log_s_one_label_rule() -> None:
+    """Packages changed in two tags, stacks in one: the chart's title carries the tag, as every
+    other label of the log does (the rule is `History.labeller`, not the chart's own)."""
+    from snapdiff.history import History, PackagePath, Step
+    from snapdiff.render.charts import stack_charts
+    from snapdiff.report import StackChange, Summary
+
+    stack = StackChange("develop", "e4s", "changed", 3, 5, (), ())
+    summary = Summary(*[0] * len(Summary.__dataclass_fields__))
+    walked = History(
+        start="A",
+        end="B",
+        steps=(Step("c0ffee", "2025-01-01", summary, (), (stack,)),),
+        packages=(
+            PackagePath("develop", "zlib", ("1.3", "1.4"), None, None),
+            PackagePath("v0.23.1", "zlib", ("1.3", "1.3.1"), None, None),
+        ),
+        flapping=(),
+        tags=("develop", "v0.23.1"),
+    )
+    assert walked.labeller().several and walked.labeller()("develop", "e4s") == "develop/e4s"
+    (chart,) = stack_charts(walked)
+    assert 'title "Specs in develop/e4s"' in chart

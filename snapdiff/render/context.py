@@ -62,10 +62,6 @@ def side_label(side: SideJSON, links: Links, with_tags: bool = False) -> Safe:
     return Safe(f"{label} ({', '.join(details)})" if details else label)
 
 
-def _label(tag: str, name: str, multi_tag: bool) -> str:
-    return f"{tag}/{name}" if multi_tag else name
-
-
 def _loses(stack: StackJSON) -> bool:
     return bool(
         stack["status"] == "removed"
@@ -82,24 +78,18 @@ def _order(package: LabelledPackage) -> tuple[int, int]:
     return bump_order(Bump(found["from"], found["to"], found["kind"], found["size"]))
 
 
-def _multi_tag(data: ReportJSON) -> bool:
-    return len({p["tag"] for p in data["packages"]} | {s["tag"] for s in data["stacks"]}) > 1
-
-
 def _change_size(p: PackageJSON) -> int:
     return len(p["specs_added"]) + len(p["specs_removed"]) + len(p["specs_changed"])
 
 
 def section_rows(report: Report, data: ReportJSON) -> Rows:
     """Every row of every section, in the order shown (downgrades first among version updates)."""
-    multi = _multi_tag(data)
-    packages = [
-        LabelledPackage(**p, label=_label(p["tag"], p["name"], multi)) for p in data["packages"]
-    ]
+    label = report.labeller()
+    packages = [LabelledPackage(**p, label=label(p["tag"], p["name"])) for p in data["packages"]]
     changed = [p for p in packages if p["status"] == "changed"]
     bumps = [p for p in changed if p["bump"]]
     bumps.sort(key=lambda p: p["bump"] is not None and p["bump"]["kind"] != "downgrade")
-    stacks = [LabelledStack(**s, label=_label(s["tag"], s["name"], multi)) for s in data["stacks"]]
+    stacks = [LabelledStack(**s, label=label(s["tag"], s["name"])) for s in data["stacks"]]
     # removed, then losing, then added, then the rest; each by name (a stable sort)
     order = {"removed": 0, "added": 2, "changed": 3}
     shown = sorted(
@@ -114,7 +104,7 @@ def section_rows(report: Report, data: ReportJSON) -> Rows:
         "added": [p for p in packages if p["status"] == "added"],
         "other_changed": others,
         "package_stacks": [p for p in changed if p["stacks_added"] or p["stacks_removed"]],
-        "explained": explained(report, {(p["tag"], p["name"]): p["label"] for p in packages}),
+        "explained": explained(report, label),
     }
 
 
@@ -201,8 +191,7 @@ def markdown_context(
     budget renders.
     """
     links = links or Links()
-    multi_tag = _multi_tag(data)
-    labels = {(p.tag, p.name): _label(p.tag, p.name, multi_tag) for p in report.packages}
+    label = report.labeller()
     releases = data["old"]["tags"] != data["new"]["tags"]
     return {
         "report": data,
@@ -217,9 +206,9 @@ def markdown_context(
         "attention": _attention(rows),
         "sections": _sections(rows, limits or {}),
         "filters": [(Safe(name), list(globs)) for name, globs in report.filters.applied],
-        "root": root_rows(report.root, multi_tag),
-        "stack_moves": stack_move_rows(report.stack_moves, multi_tag),
-        "spack1": spack1(report, labels),
+        "root": root_rows(report.root, label),
+        "stack_moves": stack_move_rows(report.stack_moves, label),
+        "spack1": spack1(report, label),
         "added_by_class": class_counts(data["specs_by_class"], added=True),
         "removed_by_class": class_counts(data["specs_by_class"], added=False),
         "warnings": data["warnings"],

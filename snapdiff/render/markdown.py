@@ -218,17 +218,17 @@ def render_history_markdown(
     moved = [
         p for p in data["packages"] if len(p["versions"]) > 1 or p["first_seen"] or p["last_seen"]
     ]
-    several = len(history.changed_tags()) > 1
+    labeller = history.labeller()
     linked = commit_linker(links or Links())
 
     def label(tag: str, name: str) -> Safe:
         """A package or stack as one code span, `tag/name` when the changes span several tags."""
-        return code(f"{tag}/{name}" if several else name)
+        return code(labeller(tag, name))
 
     context = {
         "start_label": _end(history.start, history.start_commit, history.merge_base_of, linked),
         "end_label": _end(history.end, history.end_commit, None, linked),
-        "step_moves": [stack_move_rows(step.moves, several) for step in history.steps],
+        "step_moves": [stack_move_rows(step.moves, labeller) for step in history.steps],
         "history": data,
         "packages": moved,
         "fold_after": FOLD_AFTER,
