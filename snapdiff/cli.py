@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from .errors import SnapdiffError, UsageError, printable
 from .gates import parse_gates, tripped
-from .options import filters, log_parser, parse
+from .options import filters, parse
 from .output import TerminalProgress, write, write_atomically
 from .process import KEPT, collector_paused, terminated_cleanly
 from .render.budget import budget
@@ -214,7 +214,7 @@ def _log(argv: Sequence[str]) -> int:
     from .render.markdown import render_history_markdown
     from .sources import LoadOptions
 
-    args = log_parser().parse_args(argv)
+    args = parse(argv, log=True)
     if args.format == "text":
         raise UsageError(
             "--format", "text is a diff's view, not a history's", "use markdown or json"
@@ -225,9 +225,9 @@ def _log(argv: Sequence[str]) -> int:
     narrow = filters(args)
     progress = TerminalProgress(sys.stderr)
     options = LoadOptions(
-        args.repo,
-        narrow.per_spec,
-        args.keep_going,
+        repo=args.repo,
+        full=narrow.per_spec,
+        keep_going=args.keep_going,
         progress=progress,
         whole=bool(narrow.applied),
         cache_dir=_cache_dir(args),

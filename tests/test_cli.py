@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
 import subprocess
 import sysconfig
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,7 @@ from clirun import run
 from pagegen import outputs_under_seeds, spec, write_page
 
 from snapdiff.cli import main
-from snapdiff.options import parser
+from snapdiff.options import log_parser, parser
 
 ROOT = Path(__file__).parent.parent
 V1, V2 = str(ROOT / "snapshots" / "v1"), str(ROOT / "snapshots" / "v2")
@@ -195,9 +197,13 @@ def test_readme_quick_start_output_is_the_checked_in_sample(
     assert (ROOT / "docs" / "sample.png").read_bytes().startswith(b"\x89PNG")
 
 
-def test_every_option_is_documented_in_the_readme() -> None:
+@pytest.mark.parametrize("made", [parser, log_parser], ids=["diff", "log"])
+def test_every_option_is_documented_in_the_readme(
+    made: Callable[[], argparse.ArgumentParser],
+) -> None:
+    """Every option of `snapdiff OLD NEW` and of `snapdiff log` is in the README."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    options = [s for action in parser()._actions for s in action.option_strings]
+    options = [s for action in made()._actions for s in action.option_strings]
     assert len(options) > 5
     missing = [o for o in options if o != "-h" and f"`{o}" not in readme and f" {o}" not in readme]
     assert missing == []

@@ -329,3 +329,44 @@ def test_a_chart_names_its_stack_by_the_log_s_one_label_rule() -> None:
     assert walked.labeller().several and walked.labeller()("develop", "e4s") == "develop/e4s"
     (chart,) = stack_charts(walked)
     assert 'title "Specs in develop/e4s"' in chart
+
+
+# ---------------------------------------------------------------- issue 27: log, first-class
+
+
+def test_log_refuses_stack_url(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Mirrors are a diff's input: log reads git revisions, and says so instead of ignoring."""
+    argv = ["log", "HEAD~2..HEAD", "--repo", str(repo), "--stack-url", "e4s=https://x.example/e4s"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("snapdiff: error: --stack-url: ") and err.count("\n") == 1, err
+
+
+def test_log_reads_the_configuration_like_the_diff(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A `.snapdiff.yaml` found in the checkout sets log's options; the diff's own (`fail_on`)
+    are checked and set aside; a key only --config may set is refused; the command line wins."""
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    found = tmp_path / ".snapdiff.yaml"
+    found.write_text("format: json\nfail_on: downgrade\nexit_code: true\n")
+    base = ["log", "HEAD~2..HEAD", "--repo", str(repo)]
+    assert main(base) == 0
+    assert json.loads(capsys.readouterr().out)["range"]["commits"] == 1
+    assert main([*base, "--format", "markdown"]) == 0
+    assert capsys.readouterr().out.startswith("<!--")
+    assert main([*base, "--no-config"]) == 0
+    assert capsys.readouterr().out.startswith("<!--")
+    found.write_text("package: [py-jax]\n")
+    assert main(base) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"snapdiff: error: {found}: package is not read from a configuration")
+    found.write_text("fail_onn: downgrade\n")
+    assert main(base) == 2
+    assert "unknown option 'fail_onn' (did you mean 'fail-on'?)" in capsys.readouterr().err
+    trusted = tmp_path / "trusted.yaml"
+    trusted.write_text("format: json\npackage: [py-jax]\nstack_url: [e4s=https://x.example]\n")
+    assert main([*base, "--config", str(trusted)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {p["name"] for p in data["packages"]} <= {"py-jax"}
