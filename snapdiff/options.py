@@ -11,6 +11,7 @@ from . import __version__
 from .errors import UsageError
 from .gates import GATES, THRESHOLD_EXAMPLE
 from .render.budget import PRESETS
+from .render.formats import FORMATS, log_formats
 
 if TYPE_CHECKING:
     from .model import Filters
@@ -121,14 +122,15 @@ def _add_reading(add: Callable[..., object], mirrors: bool = True) -> None:
     add("--no-cache", action="store_true", help="neither read nor write the cache")
 
 
-def _add_format(add: Callable[..., object]) -> None:
-    """The output's format and file."""
+def _add_format(add: Callable[..., object], names: Sequence[str] = tuple(FORMATS)) -> None:
+    """The output's format (one of `names`, of the FORMATS table) and file."""
+    helps = [FORMATS[name].help for name in names]
     add(
         "-f",
         "--format",
-        choices=("markdown", "json", "text"),
+        choices=names,
         default="markdown",
-        help="Markdown (default), JSON, or text for a terminal (coloured on one, unless NO_COLOR)",
+        help=f"{', '.join(helps[:-1])}{',' * (len(helps) > 2)} or {helps[-1]}",
     )
     add("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
 
@@ -272,7 +274,7 @@ def log_parser() -> argparse.ArgumentParser:
     made.add_argument("range", metavar="A..B", help="the commits after A up to B")
     _add_reading(made.add_argument, mirrors=False)
     _add_config(made.add_argument)
-    _add_format(made.add_argument)
+    _add_format(made.add_argument, log_formats())
     _add_filters(made)
     _add_markdown(made.add_argument_group("Markdown").add_argument)
     return made

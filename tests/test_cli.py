@@ -282,3 +282,32 @@ def test_options_without_effect_are_warned_about(capsys: pytest.CaptureFixture[s
     code, _, err = run([V1, V2, "--for", "github", "--format", "json"], capsys)
     assert code == 0
     assert err == "snapdiff: warning: --for sizes Markdown only: ignored with --format json\n"
+
+
+def test_the_formats_are_one_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--format` offers the FORMATS table (log: the formats with a history renderer), and the
+    command line writes what the table's renderer gives; log refuses text in one line."""
+    from snapdiff.compare.diff import diff_snapshots
+    from snapdiff.errors import UsageError
+    from snapdiff.render.formats import FORMATS, Rendering, log_formats, render_history
+    from snapdiff.sources import load_pair
+
+    def choices(made: argparse.ArgumentParser) -> list[str]:
+        return next(list(a.choices or ()) for a in made._actions if "--format" in a.option_strings)
+
+    assert choices(parser()) == list(FORMATS) and choices(log_parser()) == log_formats()
+    assert log_formats() == ["markdown", "json"]
+    for variable in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "CI_PROJECT_URL", "CI_JOB_URL"):
+        monkeypatch.delenv(variable, raising=False)  # no links from a CI the tests run in
+    monkeypatch.chdir(Path(__file__).parent / "cases" / "downgrade")
+    report = diff_snapshots(*load_pair("old", "new"))
+    for name, found in FORMATS.items():
+        assert main(["old", "new", "--no-config", "--format", name]) == 0
+        assert capsys.readouterr().out == found.report(report, Rendering())
+    assert main(["log", "A..B", "--format", "text"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("snapdiff: error: argument -f/--format: invalid choice: 'text'"), err
+    with pytest.raises(UsageError, match="text is a diff's view, not a history's"):
+        render_history(None, "text", Rendering())  # type: ignore[arg-type]

@@ -55,7 +55,7 @@ def test_no_change_and_data_kept_on_one_line() -> None:
 
 def test_text_is_not_a_history_format(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(["log", "HEAD~1..HEAD", "--format", "text"], capsys)
-    assert code == 2 and "text is a diff's view" in err
+    assert code == 2 and "invalid choice: 'text' (choose from 'markdown', 'json')" in err
 
 
 def test_with_several_tags_a_stack_move_names_its_tag(tmp_path: Path) -> None:
