@@ -370,3 +370,33 @@ def test_log_reads_the_configuration_like_the_diff(
     assert main([*base, "--config", str(trusted)]) == 0
     data = json.loads(capsys.readouterr().out)
     assert {p["name"] for p in data["packages"]} <= {"py-jax"}
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "what"),
+    [
+        ("line one\n{% for x in %}\n", ":2", "template error"),
+        ("ok\n\n{{ no_such_name }}\n", ":3", "'no_such_name' is undefined"),
+    ],
+)
+def test_a_broken_log_template_names_its_file_and_line(
+    repo: Path, tmp_path: Path, text: str, where: str, what: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The log's templates load and fail as the diff's do: one line naming file and line."""
+    broken = tmp_path / "broken.md.j2"
+    broken.write_text(text)
+    assert main(["log", "HEAD~2..HEAD", "--repo", str(repo), "--template", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"snapdiff: error: {broken}{where}: ") and what in err, err
+    assert err.count("\n") == 1
+
+
+def test_the_log_context_is_typed(repo: Path) -> None:
+    """What log.md.j2 sees is exactly `LogContext`, as report.md.j2 sees `MarkdownContext`."""
+    from snapdiff.history import history
+    from snapdiff.render.context import log_context
+    from snapdiff.render.views import LogContext
+    from snapdiff.sources import LoadOptions
+
+    walked = history("HEAD~2", "HEAD", LoadOptions(repo=str(repo)))
+    assert set(log_context(walked)) == set(LogContext.__annotations__)

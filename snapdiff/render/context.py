@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from ..report import Bump, GateOutcome, Report, bump_order
 from ..schema import (
@@ -16,6 +17,8 @@ from ..schema import (
     SideJSON,
     StackJSON,
 )
+from .charts import stack_charts
+from .jsonreport import history_to_dict
 from .links import Links
 from .markup import Safe, code, some
 from .sections import SECTIONS, SectionId
@@ -25,6 +28,7 @@ from .views import (
     GateView,
     LabelledPackage,
     LabelledStack,
+    LogContext,
     MarkdownContext,
     Rows,
     RowT,
@@ -32,7 +36,18 @@ from .views import (
     SectionView,
 )
 
-__all__ = ["FOLD_AFTER", "MarkdownContext", "Rows", "markdown_context", "section_rows"]
+if TYPE_CHECKING:  # `snapdiff log` only: the diff path need not import it
+    from ..history import History
+
+__all__ = [
+    "FOLD_AFTER",
+    "LogContext",
+    "MarkdownContext",
+    "Rows",
+    "log_context",
+    "markdown_context",
+    "section_rows",
+]
 
 FOLD_AFTER = 10  # a table with more rows than this goes inside <details>
 _COMMIT_SOURCE = re.compile(r"[0-9a-f]{7,64}")
@@ -215,4 +230,43 @@ def markdown_context(
         "one_tag": report.one_tag(),
         "tags_counted": report.tags_counted(),
         "gates": [_gate(outcome) for outcome in report.gates],
+    }
+
+
+def _end(
+    name: str, commit: str | None, base_of: tuple[str, str] | None, linked: Callable[[str], Safe]
+) -> Safe:
+    """One end of a history's range: its short commit id, then what names it (the revision
+    given, or the merge base of the two `A...B` names)."""
+    if commit is None:
+        return code(name)
+    if base_of:
+        return Safe(f"{linked(commit)} (merge base of {code(base_of[0])} and {code(base_of[1])})")
+    if name.startswith(commit) or (len(name) >= 7 and commit.startswith(name)):
+        return linked(commit)  # the name is the commit id itself
+    return Safe(f"{linked(commit)} ({code(name)})")
+
+
+def log_context(history: History, marker: str = "", links: Links | None = None) -> LogContext:
+    """The template context of `snapdiff log`: the JSON history, the packages that moved, each
+    step's stack moves, the charts, and labels by the history's one rule."""
+    data = history_to_dict(history)
+    moved = [
+        p for p in data["packages"] if len(p["versions"]) > 1 or p["first_seen"] or p["last_seen"]
+    ]
+    labeller = history.labeller()
+    linked = commit_linker(links or Links())
+    return {
+        "start_label": _end(history.start, history.start_commit, history.merge_base_of, linked),
+        "end_label": _end(history.end, history.end_commit, None, linked),
+        "step_moves": [stack_move_rows(step.moves, labeller) for step in history.steps],
+        "history": data,
+        "packages": moved,
+        "fold_after": FOLD_AFTER,
+        "marker": Safe(marker),
+        "commit_link": linked,
+        "charts": [Safe(chart) for chart in stack_charts(history)],  # built of safe parts
+        "label": lambda tag, name: code(labeller(tag, name)),
+        "one_tag": history.one_tag(),
+        "tags_counted": history.tags_counted(),
     }
