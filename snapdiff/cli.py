@@ -53,13 +53,15 @@ def _sides(old: str, new: str | None, repo: str | None = None) -> tuple[str, str
 
 
 def _rendering(args: argparse.Namespace, full_report: str | None) -> Rendering:
-    """How to render, from the options (every format reads what it needs)."""
+    """How to render, from the options (every format reads what it needs; a size limit is
+    checked only for a format it cuts)."""
+    sized = FORMATS[args.format].sized
     return Rendering(
         template=args.template,
         template_dir=args.template_dir,
         full_report=full_report,
         links=links_from(args.link_base, os.environ, full_report),
-        budget=budget(args.max_chars, args.forge),
+        budget=budget(args.max_chars, args.forge) if sized else None,
         colour=_colour(args.output),
         cached=True,
     )

@@ -282,6 +282,9 @@ def test_options_without_effect_are_warned_about(capsys: pytest.CaptureFixture[s
     code, _, err = run([V1, V2, "--for", "github", "--format", "json"], capsys)
     assert code == 0
     assert err == "snapdiff: warning: --for sizes Markdown only: ignored with --format json\n"
+    code, _, err = run([V1, V2, "--max-chars", "10", "--format", "text"], capsys)  # not checked
+    assert code == 0
+    assert err == "snapdiff: warning: --max-chars sizes Markdown only: ignored with --format text\n"
 
 
 def test_the_formats_are_one_table(
