@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import functools
 import gc
 import os
 import sys
@@ -14,10 +13,11 @@ from typing import TYPE_CHECKING, NoReturn
 
 from .errors import SnapdiffError, UsageError, printable
 from .gates import parse_gates, tripped
-from .options import filters, log_parser, parse
+from .options import filters, parse
 from .output import TerminalProgress, write, write_atomically
 from .process import KEPT, collector_paused, terminated_cleanly
 from .render.budget import budget
+from .render.formats import FORMATS, Rendering, render_history, render_report
 from .render.links import links_from
 
 __all__ = ["main"]
@@ -52,32 +52,19 @@ def _sides(old: str, new: str | None, repo: str | None = None) -> tuple[str, str
     return start, end
 
 
-def _outputs(report: Report, args: argparse.Namespace) -> tuple[str, str | None]:
-    """The text to write, and the uncut report for --full-report (JSON if its name says so)."""
-    from .render.jsonreport import render_json
-    from .render.markdown import MarkdownRenderer
-
-    @functools.cache
-    def markdown() -> MarkdownRenderer:  # built once, only when Markdown is wanted
-        links = links_from(args.link_base, os.environ, args.full_report)
-        return MarkdownRenderer(
-            report, args.template, args.template_dir, args.full_report, cached=True, links=links
-        )
-
-    if args.format == "json":
-        text = render_json(report)
-    elif args.format == "text":
-        from .render.text import render_text
-
-        text = render_text(report, colour=_colour(args.output))
-    else:
-        limit = budget(args.max_chars, args.forge)
-        text = markdown().fitted(limit) if limit else markdown()()
-    if not args.full_report:
-        return text, None
-    if args.full_report.endswith(".json"):
-        return text, render_json(report)
-    return text, markdown()()
+def _rendering(args: argparse.Namespace, full_report: str | None) -> Rendering:
+    """How to render, from the options (every format reads what it needs; a size limit is
+    checked only for a format it cuts)."""
+    sized = FORMATS[args.format].sized
+    return Rendering(
+        template=args.template,
+        template_dir=args.template_dir,
+        full_report=full_report,
+        links=links_from(args.link_base, os.environ, full_report),
+        budget=budget(args.max_chars, args.forge) if sized else None,
+        colour=_colour(args.output),
+        cached=True,
+    )
 
 
 def _stack_urls(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
@@ -157,7 +144,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"snapdiff: warning: {printable(warning)}", file=sys.stderr)
     for skipped in report.skipped:
         print(f"snapdiff: warning: skipped {printable(skipped)}", file=sys.stderr)
-    text, full = _outputs(report, args)
+    text, full = render_report(report, args.format, _rendering(args, args.full_report))
     if full is not None and args.full_report:
         write_atomically(args.full_report, full)
     write(args.output, text)
@@ -193,7 +180,7 @@ def _say_gates(gates: Sequence[GateOutcome]) -> None:
 def _usage_warnings(report: Report, args: argparse.Namespace) -> list[str]:
     """Options that had no effect, and sides that look swapped."""
     found = []
-    if args.format != "markdown" and (args.forge or args.max_chars is not None):
+    if not FORMATS[args.format].sized and (args.forge or args.max_chars is not None):
         option = "--for" if args.forge else "--max-chars"
         found.append(f"{option} sizes Markdown only: ignored with --format {args.format}")
     old, new = report.old.date, report.new.date
@@ -208,15 +195,9 @@ def _usage_warnings(report: Report, args: argparse.Namespace) -> list[str]:
 def _log(argv: Sequence[str]) -> int:
     """`snapdiff log A..B`."""
     from .history import history
-    from .render.jsonreport import render_history_json
-    from .render.markdown import render_history_markdown
     from .sources import LoadOptions, load_history, short_commit
 
-    args = log_parser().parse_args(argv)
-    if args.format == "text":
-        raise UsageError(
-            "--format", "text is a diff's view, not a history's", "use markdown or json"
-        )
+    args = parse(argv, log=True)
     start, end = _sides(args.range, None, args.repo)
     base = args.range.partition("...") if "..." in args.range else None
     merge_base_of = (base[0] or "HEAD", base[2] or "HEAD") if base else None
@@ -237,18 +218,7 @@ def _log(argv: Sequence[str]) -> int:
         KEPT(walked)
     finally:
         progress.done()
-    if args.format == "json":
-        text = render_history_json(walked)
-    else:
-        text = render_history_markdown(
-            walked,
-            args.template,
-            args.template_dir,
-            budget(args.max_chars, args.forge),
-            cached=True,
-            links=links_from(args.link_base, os.environ, None),
-        )
-    write(args.output, text)
+    write(args.output, render_history(walked, args.format, _rendering(args, None)))
     return 0
 
 

@@ -3,19 +3,28 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import difflib
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from pathlib import Path
 from typing import Any
 
 from .errors import UsageError
 from .gates import Allow, parse_gates
-from .options import FILTERS
+from .model import Filters
 
-__all__ = ["CONFIG_NAME", "TRUSTED_ONLY", "allow_list", "config_arguments", "find_config"]
+__all__ = [
+    "CONFIG_NAME",
+    "TRUSTED_ONLY",
+    "allow_list",
+    "config_arguments",
+    "find_config",
+    "options_of",
+]
 
 CONFIG_NAME = ".snapdiff.yaml"
 _FIX = "see 'Configuration' in the README"
+_FILTERS = tuple(f.name for f in dataclasses.fields(Filters))  # --package, --tag, ...
 # A configuration found in the checkout is part of it, and a pull request can change it. Only
 # --config FILE may set a key that widens what is trusted, what is read, or what passes a gate
 # given on the command line (README, "What snapdiff trusts"):
@@ -24,7 +33,7 @@ TRUSTED_ONLY = frozenset(
         *("template", "template-dir"),  # code that runs
         *("output", "full-report", "cache-dir"),  # where files are written, which cache is read
         *("repo", "stack-url"),  # where snapshots are read from (a repository, addresses)
-        *("allow", "keep-going", *FILTERS),  # what a gate never sees: exempt, skipped, filtered
+        *("allow", "keep-going", *_FILTERS),  # what a gate never sees: exempt, skipped, filtered
         "link-base",  # where the report's links point, which readers take for the repository's
     )
 )
@@ -51,7 +60,7 @@ def find_config(explicit: str | None, start: str = ".") -> Path | None:
     return None
 
 
-def _options(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
+def options_of(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
     """Each long option by its name without dashes (`max-chars`), except --config and --help."""
     found = {}
     for action in parser._actions:
@@ -99,32 +108,37 @@ def _load(path: Path) -> Any:
 
 
 def config_arguments(
-    parser: argparse.ArgumentParser, path: Path, argv: Sequence[str], trusted: bool
+    parser: argparse.ArgumentParser,
+    path: Path,
+    argv: Sequence[str],
+    trusted: bool,
+    elsewhere: Set[str] = frozenset(),
 ) -> list[str]:
     """The configuration as command-line words to put before argv (so argv wins).
 
     A list option given on the command line replaces the configured list rather than adding to
     it, and one of `--max-chars`/`--for` (or `--template`/`--template-dir`) given on the command
     line sets aside the file's other. A file found automatically (not `trusted`: not named by
-    --config) may not set a key of TRUSTED_ONLY.
+    --config) may not set a key of TRUSTED_ONLY. A key of `elsewhere` (an option of the other
+    command, e.g. `fail-on` for `snapdiff log`) is checked like any other, then set aside.
     """
     loaded = _load(path)
     if not isinstance(loaded, dict):
         raise UsageError(str(path), "the configuration is not a mapping of options", _FIX)
-    options = _options(parser)
+    options = options_of(parser)
     given = {word.split("=")[0] for word in argv if word.startswith("--")}
     words: list[str] = []
     for key, value in loaded.items():
         option = str(key).replace("_", "-")
-        if option not in options and option != "allow":
-            close = difflib.get_close_matches(option, list(options), n=1)
+        if option not in options and option not in elsewhere and option != "allow":
+            close = difflib.get_close_matches(option, [*options, *sorted(elsewhere)], n=1)
             fix = f"did you mean {close[0]!r}?" if close else _FIX
             raise UsageError(str(path), f"unknown option {key!r}", fix)
         if option in TRUSTED_ONLY and not trusted:
             what = f"{option} is not read from a configuration found in the checkout"
             raise UsageError(str(path), what, f"pass --config {path} to trust it, or --no-config")
-        if option == "allow":
-            continue  # not an option: allow_list reads it
+        if option == "allow" or option not in options:
+            continue  # not an option of this command: allow_list reads `allow`
         action = options[option]
         if isinstance(action, argparse._AppendAction) and set(action.option_strings) & given:
             continue

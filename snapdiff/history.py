@@ -11,6 +11,7 @@ from .compare.diff import diff_snapshots
 from .model import Filters, Snapshot
 from .report import (
     Bump,
+    Labeller,
     OneTag,
     PackageChange,
     StackChange,
@@ -99,6 +100,10 @@ class History:
         """The one cache tag every change of the range is in, and the other tags, when the
         snapshots hold several (as `Report.one_tag`)."""
         return one_tag(self.tags, self.tags, self.changed_tags())
+
+    def labeller(self) -> Labeller:
+        """How `snapdiff log` names a package or stack (as `Report.labeller`)."""
+        return Labeller(len(self.changed_tags()) > 1)
 
     def tags_counted(self) -> int:
         """How many cache tags the counts run over when the snapshots hold several; else 0."""

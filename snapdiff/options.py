@@ -11,6 +11,7 @@ from . import __version__
 from .errors import UsageError
 from .gates import GATES, THRESHOLD_EXAMPLE
 from .render.budget import PRESETS
+from .render.formats import FORMATS, log_formats
 
 if TYPE_CHECKING:
     from .model import Filters
@@ -90,22 +91,23 @@ def _add_filters(made: argparse.ArgumentParser) -> None:
         group.add_argument(f"--{name}", action="append", default=[], metavar="GLOB", help=what)
 
 
-def _add_reading(add: Callable[..., object]) -> None:
-    """Where revisions are read from, and what a bad page does."""
+def _add_reading(add: Callable[..., object], mirrors: bool = True) -> None:
+    """Where revisions (and, for a diff, mirrors) are read from, and what a bad page does."""
     add(
         "--repo",
         metavar="PATH",
         help="the git repository revisions are read from "
         "(default: the one holding the current directory)",
     )
-    add(
-        "--stack-url",
-        metavar="NAME=URL",
-        action="append",
-        default=[],
-        help="with a side given as a mirror's http(s) address: one more stack's mirror, "
-        "e.g. e4s=https://mirror.example/develop/e4s (repeat for each)",
-    )
+    if mirrors:
+        add(
+            "--stack-url",
+            metavar="NAME=URL",
+            action="append",
+            default=[],
+            help="with a side given as a mirror's http(s) address: one more stack's mirror, "
+            "e.g. e4s=https://mirror.example/develop/e4s (repeat for each)",
+        )
     add(
         "--keep-going",
         action="store_true",
@@ -120,14 +122,15 @@ def _add_reading(add: Callable[..., object]) -> None:
     add("--no-cache", action="store_true", help="neither read nor write the cache")
 
 
-def _add_format(add: Callable[..., object]) -> None:
-    """The output's format and file."""
+def _add_format(add: Callable[..., object], names: Sequence[str] = tuple(FORMATS)) -> None:
+    """The output's format (one of `names`, of the FORMATS table) and file."""
+    helps = [FORMATS[name].help for name in names]
     add(
         "-f",
         "--format",
-        choices=("markdown", "json", "text"),
+        choices=names,
         default="markdown",
-        help="Markdown (default), JSON, or text for a terminal (coloured on one, unless NO_COLOR)",
+        help=f"{', '.join(helps[:-1])}{',' * (len(helps) > 2)} or {helps[-1]}",
     )
     add("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
 
@@ -154,6 +157,11 @@ def _add_inputs(add: Callable[..., object]) -> None:
         help="the stack of an index.json (or a mirror's address) given as a snapshot "
         "(default: from its path, <mirror>/<stack>/build_cache/index.json, else root)",
     )
+    _add_config(add)
+
+
+def _add_config(add: Callable[..., object]) -> None:
+    """Which configuration file is read."""
     add(
         "--no-config",
         action="store_true",
@@ -216,11 +224,16 @@ def _add_markdown(add: Callable[..., object]) -> None:
     )
 
 
-def parse(argv: Sequence[str]) -> argparse.Namespace:
-    """Options from the command line over those of the configuration file."""
-    from .config import allow_list, config_arguments, find_config
+def parse(argv: Sequence[str], log: bool = False) -> argparse.Namespace:
+    """Options from the command line over those of the configuration file, for `snapdiff OLD
+    NEW` or (`log`) for `snapdiff log A..B`, which sets aside the file's options of the diff."""
+    from .config import allow_list, config_arguments, find_config, options_of
 
-    options = parser()
+    options = log_parser() if log else parser()
+    if log and any(word.split("=")[0] == "--stack-url" for word in argv):
+        raise UsageError(
+            "--stack-url", "snapdiff log reads git revisions, not mirrors", "leave it out"
+        )
     early = argparse.ArgumentParser(add_help=False)
     early.add_argument("--config")
     early.add_argument("--no-config", action="store_true")
@@ -232,9 +245,11 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
         args = options.parse_args(argv)
         args.allow = []
         return args
-    configured = config_arguments(options, path, argv, trusted=known.config is not None)
+    diff_only = set(options_of(parser())) - set(options_of(options)) if log else set()
+    trusted = known.config is not None
+    configured = config_arguments(options, path, argv, trusted, elsewhere=diff_only)
     try:
-        options.parse_args([*configured, "OLD", "NEW"])
+        options.parse_args([*configured, *(["A..B"] if log else ["OLD", "NEW"])])
     except UsageError as exc:
         raise UsageError(str(path), exc.what, "fix the configuration file") from exc
     args = options.parse_args([*configured, *argv])
@@ -257,8 +272,9 @@ def log_parser() -> argparse.ArgumentParser:
         "newest first), then per package the path of its highest version, and flapping specs.",
     )
     made.add_argument("range", metavar="A..B", help="the commits after A up to B")
-    _add_reading(made.add_argument)
-    _add_format(made.add_argument)
+    _add_reading(made.add_argument, mirrors=False)
+    _add_config(made.add_argument)
+    _add_format(made.add_argument, log_formats())
     _add_filters(made)
     _add_markdown(made.add_argument_group("Markdown").add_argument)
     return made

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import re
 import subprocess
 import sysconfig
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,7 @@ from clirun import run
 from pagegen import outputs_under_seeds, spec, write_page
 
 from snapdiff.cli import main
-from snapdiff.options import parser
+from snapdiff.options import log_parser, parser
 
 ROOT = Path(__file__).parent.parent
 V1, V2 = str(ROOT / "snapshots" / "v1"), str(ROOT / "snapshots" / "v2")
@@ -195,9 +197,13 @@ def test_readme_quick_start_output_is_the_checked_in_sample(
     assert (ROOT / "docs" / "sample.png").read_bytes().startswith(b"\x89PNG")
 
 
-def test_every_option_is_documented_in_the_readme() -> None:
+@pytest.mark.parametrize("made", [parser, log_parser], ids=["diff", "log"])
+def test_every_option_is_documented_in_the_readme(
+    made: Callable[[], argparse.ArgumentParser],
+) -> None:
+    """Every option of `snapdiff OLD NEW` and of `snapdiff log` is in the README."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    options = [s for action in parser()._actions for s in action.option_strings]
+    options = [s for action in made()._actions for s in action.option_strings]
     assert len(options) > 5
     missing = [o for o in options if o != "-h" and f"`{o}" not in readme and f" {o}" not in readme]
     assert missing == []
@@ -276,3 +282,35 @@ def test_options_without_effect_are_warned_about(capsys: pytest.CaptureFixture[s
     code, _, err = run([V1, V2, "--for", "github", "--format", "json"], capsys)
     assert code == 0
     assert err == "snapdiff: warning: --for sizes Markdown only: ignored with --format json\n"
+    code, _, err = run([V1, V2, "--max-chars", "10", "--format", "text"], capsys)  # not checked
+    assert code == 0
+    assert err == "snapdiff: warning: --max-chars sizes Markdown only: ignored with --format text\n"
+
+
+def test_the_formats_are_one_table(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--format` offers the FORMATS table (log: the formats with a history renderer), and the
+    command line writes what the table's renderer gives; log refuses text in one line."""
+    from snapdiff.compare.diff import diff_snapshots
+    from snapdiff.errors import UsageError
+    from snapdiff.render.formats import FORMATS, Rendering, log_formats, render_history
+    from snapdiff.sources import load_pair
+
+    def choices(made: argparse.ArgumentParser) -> list[str]:
+        return next(list(a.choices or ()) for a in made._actions if "--format" in a.option_strings)
+
+    assert choices(parser()) == list(FORMATS) and choices(log_parser()) == log_formats()
+    assert log_formats() == ["markdown", "json"]
+    for variable in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "CI_PROJECT_URL", "CI_JOB_URL"):
+        monkeypatch.delenv(variable, raising=False)  # no links from a CI the tests run in
+    monkeypatch.chdir(Path(__file__).parent / "cases" / "downgrade")
+    report = diff_snapshots(*load_pair("old", "new"))
+    for name, found in FORMATS.items():
+        assert main(["old", "new", "--no-config", "--format", name]) == 0
+        assert capsys.readouterr().out == found.report(report, Rendering())
+    assert main(["log", "A..B", "--format", "text"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("snapdiff: error: argument -f/--format: invalid choice: 'text'"), err
+    with pytest.raises(UsageError, match="text is a diff's view, not a history's"):
+        render_history(None, "text", Rendering())  # type: ignore[arg-type]

@@ -72,3 +72,19 @@ def test_the_readme_says_exactly_what_a_checkouts_configuration_may_set() -> Non
     keys -= {"config", "no-config", "help", "version"}
     assert {k for k in keys | TRUSTED_ONLY if f"`{k}`" in may} == keys - TRUSTED_ONLY
     assert {k for k in keys | TRUSTED_ONLY if f"`{k}`" in may_not} == TRUSTED_ONLY
+
+
+def test_config_imports_nothing_from_the_options_that_read_it() -> None:
+    """options.py reads config.py; config.py takes the filters' names from model.Filters, so
+    the two do not import each other."""
+    import ast
+
+    import snapdiff.config
+
+    tree = ast.parse(Path(snapdiff.config.__file__).read_text(encoding="utf-8"))
+    imported = {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    assert "options" not in imported and "model" in imported
+    from snapdiff.config import TRUSTED_ONLY
+    from snapdiff.options import FILTERS
+
+    assert set(FILTERS) <= TRUSTED_ONLY

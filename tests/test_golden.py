@@ -1,4 +1,4 @@
-"""Golden cases: tests/cases/<case>/{old,new} against expected.md and expected.json.
+"""Golden cases: tests/cases/<case>/{old,new} against expected.md, expected.json, expected.txt.
 
 Regenerate deliberately with SNAPDIFF_UPDATE_GOLDEN=1, then review the diff of the expected files.
 """
@@ -19,7 +19,7 @@ CASE_NAMES = sorted(
     p.name for p in CASES.iterdir() if (p / "old").is_dir() and (p / "new").is_dir()
 )
 UPDATE = os.environ.get("SNAPDIFF_UPDATE_GOLDEN") == "1"
-FORMATS = {"expected.md": "markdown", "expected.json": "json"}
+FORMATS = {"expected.md": "markdown", "expected.json": "json", "expected.txt": "text"}
 
 
 def render(case: str, fmt: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:

@@ -343,3 +343,100 @@ def test_a_history_walks_the_pairs_it_is_handed_without_git() -> None:
     (path,) = [p for p in walked.packages if p.name == "zlib"]
     assert path.versions == ("1.0", "1.1")
     assert (walked.start_commit, walked.end_commit) == (None, None)  # the caller's to add
+
+
+def test_a_chart_names_its_stack_by_the_log_s_one_label_rule() -> None:
+    """Packages changed in two tags, stacks in one: the chart's title carries the tag, as every
+    other label of the log does (the rule is `History.labeller`, not the chart's own)."""
+    from snapdiff.history import History, PackagePath, Step
+    from snapdiff.render.charts import stack_charts
+    from snapdiff.report import StackChange, Summary
+
+    stack = StackChange("develop", "e4s", "changed", 3, 5, (), ())
+    summary = Summary(*[0] * len(Summary.__dataclass_fields__))
+    walked = History(
+        start="A",
+        end="B",
+        steps=(Step("c0ffee", "2025-01-01", summary, (), (stack,)),),
+        packages=(
+            PackagePath("develop", "zlib", ("1.3", "1.4"), None, None),
+            PackagePath("v0.23.1", "zlib", ("1.3", "1.3.1"), None, None),
+        ),
+        flapping=(),
+        tags=("develop", "v0.23.1"),
+    )
+    assert walked.labeller().several and walked.labeller()("develop", "e4s") == "develop/e4s"
+    (chart,) = stack_charts(walked)
+    assert 'title "Specs in develop/e4s"' in chart
+
+
+# ---------------------------------------------------------------- issue 27: log, first-class
+
+
+def test_log_refuses_stack_url(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Mirrors are a diff's input: log reads git revisions, and says so instead of ignoring."""
+    argv = ["log", "HEAD~2..HEAD", "--repo", str(repo), "--stack-url", "e4s=https://x.example/e4s"]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("snapdiff: error: --stack-url: ") and err.count("\n") == 1, err
+
+
+def test_log_reads_the_configuration_like_the_diff(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A `.snapdiff.yaml` found in the checkout sets log's options; the diff's own (`fail_on`)
+    are checked and set aside; a key only --config may set is refused; the command line wins."""
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    found = tmp_path / ".snapdiff.yaml"
+    found.write_text("format: json\nfail_on: downgrade\nexit_code: true\n")
+    base = ["log", "HEAD~2..HEAD", "--repo", str(repo)]
+    assert main(base) == 0
+    assert json.loads(capsys.readouterr().out)["range"]["commits"] == 1
+    assert main([*base, "--format", "markdown"]) == 0
+    assert capsys.readouterr().out.startswith("<!--")
+    assert main([*base, "--no-config"]) == 0
+    assert capsys.readouterr().out.startswith("<!--")
+    found.write_text("package: [py-jax]\n")
+    assert main(base) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"snapdiff: error: {found}: package is not read from a configuration")
+    found.write_text("fail_onn: downgrade\n")
+    assert main(base) == 2
+    assert "unknown option 'fail_onn' (did you mean 'fail-on'?)" in capsys.readouterr().err
+    trusted = tmp_path / "trusted.yaml"
+    trusted.write_text("format: json\npackage: [py-jax]\nstack_url: [e4s=https://x.example]\n")
+    assert main([*base, "--config", str(trusted)]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {p["name"] for p in data["packages"]} <= {"py-jax"}
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "what"),
+    [
+        ("line one\n{% for x in %}\n", ":2", "template error"),
+        ("ok\n\n{{ no_such_name }}\n", ":3", "'no_such_name' is undefined"),
+    ],
+)
+def test_a_broken_log_template_names_its_file_and_line(
+    repo: Path, tmp_path: Path, text: str, where: str, what: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The log's templates load and fail as the diff's do: one line naming file and line."""
+    broken = tmp_path / "broken.md.j2"
+    broken.write_text(text)
+    assert main(["log", "HEAD~2..HEAD", "--repo", str(repo), "--template", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"snapdiff: error: {broken}{where}: ") and what in err, err
+    assert err.count("\n") == 1
+
+
+def test_the_log_context_is_typed(repo: Path) -> None:
+    """What log.md.j2 sees is exactly `LogContext`, as report.md.j2 sees `MarkdownContext`."""
+    from snapdiff.history import history
+    from snapdiff.render.context import log_context
+    from snapdiff.render.views import LogContext
+    from snapdiff.sources import LoadOptions, load_history
+
+    pairs = load_history("HEAD~2", "HEAD", LoadOptions(repo=str(repo)))
+    walked = history(pairs, "HEAD~2", "HEAD")
+    assert set(log_context(walked)) == set(LogContext.__annotations__)

@@ -55,7 +55,7 @@ def test_no_change_and_data_kept_on_one_line() -> None:
 
 def test_text_is_not_a_history_format(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(["log", "HEAD~1..HEAD", "--format", "text"], capsys)
-    assert code == 2 and "text is a diff's view" in err
+    assert code == 2 and "invalid choice: 'text' (choose from 'markdown', 'json')" in err
 
 
 def test_with_several_tags_a_stack_move_names_its_tag(tmp_path: Path) -> None:
@@ -96,3 +96,20 @@ def test_text_carries_the_markdown_s_explanations(capsys: pytest.CaptureFixture[
         "linux compiler gcc@11.4.0 → no compiler (none): 1 configuration, 55 → 7 specs; "
         "versions 0.4.23, 0.4.31 → 0.4.38" in said
     )
+
+
+def test_every_output_labels_by_the_report_s_one_rule() -> None:
+    """`Report.labeller` is the label rule: `tag/name` when the changes span several tags (the
+    many-packages case), the bare name otherwise (downgrade); text and Markdown both follow it."""
+    from snapdiff.render.markdown import render_markdown
+
+    cases = Path(__file__).parent / "cases"
+    for case, several in (("many-packages", True), ("downgrade", False)):
+        report = diff_snapshots(*load_pair(str(cases / case / "old"), str(cases / case / "new")))
+        label = report.labeller()
+        assert label.several is several
+        text, markdown = render_text(report), render_markdown(report)
+        for p in report.packages:
+            assert label(p.tag, p.name) == (f"{p.tag}/{p.name}" if several else p.name)
+            assert f"  {label(p.tag, p.name)}" in text
+            assert f"`{label(p.tag, p.name)}`" in markdown

@@ -7,7 +7,16 @@ from collections.abc import Callable, Iterable, Mapping
 from ..errors import UsageError
 from .sections import CUT_ORDER, SectionId
 
-__all__ = ["MIN_BUDGET", "PLACEHOLDER", "PRESETS", "budget", "fit", "marked", "size"]
+__all__ = [
+    "MIN_BUDGET",
+    "PLACEHOLDER",
+    "PRESETS",
+    "budget",
+    "fit",
+    "marked",
+    "size",
+    "truncated",
+]
 
 # What forges accept (characters; GitHub's job summary counts bytes).
 PRESETS = {
@@ -112,6 +121,12 @@ def fit(
         text = render(limits)
         if size(text) <= budget:
             return _most_rows(render, limits, section, (keep, text), (current, longer), budget)
+    return truncated(text, budget)
+
+
+def truncated(text: str, budget: int) -> str:
+    """The text if it fits, else cut at a line boundary with a note saying so (what is left
+    when no section can be cut further, and all `snapdiff log` can do: it has no sections)."""
     if size(text) <= budget:
         return text
     note = _CUT_NOTE.format(budget=budget)

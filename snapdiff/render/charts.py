@@ -52,14 +52,14 @@ def stack_charts(history: History) -> list[str]:
         return []
     ranked = sorted(series, key=lambda key: (-(max(series[key]) - min(series[key])), key))
     commits = ["start", *(step.commit[:12] for step in reversed(history.steps))]
-    multi_tag = len({tag for tag, _ in series}) > 1
+    label = history.labeller()
     axis = ", ".join(f'"{_safe(commit)}"' for commit in commits)
     charts = []
     for tag, name in ranked[:CHARTS]:
-        label = _safe(f"{tag}/{name}" if multi_tag else name)
+        title = _safe(label(tag, name))
         values = ", ".join(str(value) for value in series[(tag, name)])
         charts.append(
-            f'xychart-beta\n    title "Specs in {label}"\n    x-axis [{axis}]\n'
+            f'xychart-beta\n    title "Specs in {title}"\n    x-axis [{axis}]\n'
             f'    y-axis "specs"\n    line [{values}]'
         )
     return charts

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from ..report import GateOutcome, Report
 from ..schema import (
@@ -17,6 +18,8 @@ from ..schema import (
     StackJSON,
 )
 from ..versions import Bump, bump_order
+from .charts import stack_charts
+from .jsonreport import history_to_dict
 from .links import Links
 from .markup import Safe, code, some
 from .sections import SECTIONS, SectionId
@@ -26,6 +29,7 @@ from .views import (
     GateView,
     LabelledPackage,
     LabelledStack,
+    LogContext,
     MarkdownContext,
     Rows,
     RowT,
@@ -33,7 +37,18 @@ from .views import (
     SectionView,
 )
 
-__all__ = ["FOLD_AFTER", "MarkdownContext", "Rows", "markdown_context", "section_rows"]
+if TYPE_CHECKING:  # `snapdiff log` only: the diff path need not import it
+    from ..history import History
+
+__all__ = [
+    "FOLD_AFTER",
+    "LogContext",
+    "MarkdownContext",
+    "Rows",
+    "log_context",
+    "markdown_context",
+    "section_rows",
+]
 
 FOLD_AFTER = 10  # a table with more rows than this goes inside <details>
 _COMMIT_SOURCE = re.compile(r"[0-9a-f]{7,64}")
@@ -63,10 +78,6 @@ def side_label(side: SideJSON, links: Links, with_tags: bool = False) -> Safe:
     return Safe(f"{label} ({', '.join(details)})" if details else label)
 
 
-def _label(tag: str, name: str, multi_tag: bool) -> str:
-    return f"{tag}/{name}" if multi_tag else name
-
-
 def _loses(stack: StackJSON) -> bool:
     return bool(
         stack["status"] == "removed"
@@ -83,24 +94,18 @@ def _order(package: LabelledPackage) -> tuple[int, int]:
     return bump_order(Bump(found["from"], found["to"], found["kind"], found["size"]))
 
 
-def _multi_tag(data: ReportJSON) -> bool:
-    return len({p["tag"] for p in data["packages"]} | {s["tag"] for s in data["stacks"]}) > 1
-
-
 def _change_size(p: PackageJSON) -> int:
     return len(p["specs_added"]) + len(p["specs_removed"]) + len(p["specs_changed"])
 
 
 def section_rows(report: Report, data: ReportJSON) -> Rows:
     """Every row of every section, in the order shown (downgrades first among version updates)."""
-    multi = _multi_tag(data)
-    packages = [
-        LabelledPackage(**p, label=_label(p["tag"], p["name"], multi)) for p in data["packages"]
-    ]
+    label = report.labeller()
+    packages = [LabelledPackage(**p, label=label(p["tag"], p["name"])) for p in data["packages"]]
     changed = [p for p in packages if p["status"] == "changed"]
     bumps = [p for p in changed if p["bump"]]
     bumps.sort(key=lambda p: p["bump"] is not None and p["bump"]["kind"] != "downgrade")
-    stacks = [LabelledStack(**s, label=_label(s["tag"], s["name"], multi)) for s in data["stacks"]]
+    stacks = [LabelledStack(**s, label=label(s["tag"], s["name"])) for s in data["stacks"]]
     # removed, then losing, then added, then the rest; each by name (a stable sort)
     order = {"removed": 0, "added": 2, "changed": 3}
     shown = sorted(
@@ -115,7 +120,7 @@ def section_rows(report: Report, data: ReportJSON) -> Rows:
         "added": [p for p in packages if p["status"] == "added"],
         "other_changed": others,
         "package_stacks": [p for p in changed if p["stacks_added"] or p["stacks_removed"]],
-        "explained": explained(report, {(p["tag"], p["name"]): p["label"] for p in packages}),
+        "explained": explained(report, label),
     }
 
 
@@ -202,8 +207,7 @@ def markdown_context(
     budget renders.
     """
     links = links or Links()
-    multi_tag = _multi_tag(data)
-    labels = {(p.tag, p.name): _label(p.tag, p.name, multi_tag) for p in report.packages}
+    label = report.labeller()
     releases = data["old"]["tags"] != data["new"]["tags"]
     return {
         "report": data,
@@ -218,13 +222,52 @@ def markdown_context(
         "attention": _attention(rows),
         "sections": _sections(rows, limits or {}),
         "filters": [(Safe(name), list(globs)) for name, globs in report.filters.applied],
-        "root": root_rows(report.root, multi_tag),
-        "stack_moves": stack_move_rows(report.stack_moves, multi_tag),
-        "spack1": spack1(report, labels),
+        "root": root_rows(report.root, label),
+        "stack_moves": stack_move_rows(report.stack_moves, label),
+        "spack1": spack1(report, label),
         "added_by_class": class_counts(data["specs_by_class"], added=True),
         "removed_by_class": class_counts(data["specs_by_class"], added=False),
         "warnings": data["warnings"],
         "one_tag": report.one_tag(),
         "tags_counted": report.tags_counted(),
         "gates": [_gate(outcome) for outcome in report.gates],
+    }
+
+
+def _end(
+    name: str, commit: str | None, base_of: tuple[str, str] | None, linked: Callable[[str], Safe]
+) -> Safe:
+    """One end of a history's range: its short commit id, then what names it (the revision
+    given, or the merge base of the two `A...B` names)."""
+    if commit is None:
+        return code(name)
+    if base_of:
+        return Safe(f"{linked(commit)} (merge base of {code(base_of[0])} and {code(base_of[1])})")
+    if name.startswith(commit) or (len(name) >= 7 and commit.startswith(name)):
+        return linked(commit)  # the name is the commit id itself
+    return Safe(f"{linked(commit)} ({code(name)})")
+
+
+def log_context(history: History, marker: str = "", links: Links | None = None) -> LogContext:
+    """The template context of `snapdiff log`: the JSON history, the packages that moved, each
+    step's stack moves, the charts, and labels by the history's one rule."""
+    data = history_to_dict(history)
+    moved = [
+        p for p in data["packages"] if len(p["versions"]) > 1 or p["first_seen"] or p["last_seen"]
+    ]
+    labeller = history.labeller()
+    linked = commit_linker(links or Links())
+    return {
+        "start_label": _end(history.start, history.start_commit, history.merge_base_of, linked),
+        "end_label": _end(history.end, history.end_commit, None, linked),
+        "step_moves": [stack_move_rows(step.moves, labeller) for step in history.steps],
+        "history": data,
+        "packages": moved,
+        "fold_after": FOLD_AFTER,
+        "marker": Safe(marker),
+        "commit_link": linked,
+        "charts": [Safe(chart) for chart in stack_charts(history)],  # built of safe parts
+        "label": lambda tag, name: code(labeller(tag, name)),
+        "one_tag": history.one_tag(),
+        "tags_counted": history.tags_counted(),
     }

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pickle  # what Jinja's cache files hold besides the code
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from contextlib import suppress
 from functools import lru_cache
 from pathlib import Path
@@ -15,15 +15,13 @@ import jinja2.sandbox
 
 from ..errors import TemplateError
 from ..report import Report
-from .budget import PLACEHOLDER, fit, marked
-from .charts import stack_charts
-from .context import FOLD_AFTER, commit_linker, markdown_context, section_rows
-from .jsonreport import history_to_dict, report_to_dict
+from .budget import PLACEHOLDER, fit, marked, truncated
+from .context import log_context, markdown_context, section_rows
+from .jsonreport import report_to_dict
 from .links import Links
-from .markup import Safe, code, delta, finalize, html_code, number, plural, sentence, signed, some
+from .markup import code, delta, finalize, html_code, number, plural, sentence, signed, some
 from .sections import SECTIONS, SectionId
-from .sentences import stack_move_rows
-from .views import MarkdownContext
+from .views import LogContext, MarkdownContext
 
 if TYPE_CHECKING:  # `snapdiff log` only: the diff path need not import it
     from ..history import History
@@ -32,9 +30,6 @@ __all__ = ["MarkdownRenderer", "render_history_markdown", "render_markdown", "te
 
 DEFAULT_TEMPLATE = "report.md.j2"
 LOG_TEMPLATE = "log.md.j2"
-
-
-# ---------------------------------------------------------------- Markdown
 
 
 def templates_dir() -> Path:
@@ -101,6 +96,54 @@ def _environment(template_dir: str | None, cached: bool = False) -> jinja2.Envir
     return env
 
 
+def _template(
+    template: str | None, template_dir: str | None, default: str, cached: bool
+) -> jinja2.Template:
+    """The one template loader: --template FILE, else `default` from --template-dir (if any)
+    over the shipped templates."""
+    path = Path(template) if template else None
+    name = path.name if path else default
+    try:
+        return _environment(str(path.parent) if path else template_dir, cached).get_template(name)
+    except jinja2.TemplateNotFound as exc:
+        where = template or f"{template_dir}/{name}"
+        raise TemplateError(where, "template not found", "check the path") from exc
+    except jinja2.TemplateError as exc:
+        raise _template_error(exc, name) from exc
+
+
+def _render(template: jinja2.Template, context: MarkdownContext | LogContext) -> str:
+    """The template rendered; any error of Jinja's as a TemplateError naming file and line."""
+    try:
+        text: str = template.render(context)
+    except jinja2.TemplateError as exc:
+        raise _template_error(exc, template.filename or template.name or "template") from exc
+    return text
+
+
+def _template_error(exc: jinja2.TemplateError, where: str) -> TemplateError:
+    """The one error mapper: a Jinja error as `TemplateError(file:line, ...)`."""
+    line: int | None
+    if isinstance(exc, jinja2.TemplateSyntaxError):
+        where, line, what = exc.filename or where, exc.lineno, exc.message
+    else:
+        line, what = _template_line(exc, where), str(exc)
+    return TemplateError(
+        f"{where}:{line}" if line else where, f"template error: {what}", "fix the template"
+    )
+
+
+def _template_line(exc: BaseException, filename: str) -> int | None:
+    """The line of the template a rendering error came from (Jinja keeps it in the traceback)."""
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == filename:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
 class MarkdownRenderer:
     """Renders one report through one template, as often as the budget needs (limits differ)."""
 
@@ -120,19 +163,7 @@ class MarkdownRenderer:
         self.links = links or Links()
         found = self._context(None)
         self._labels = (found["old_label"], found["new_label"])  # left out of the marker
-        path = Path(template) if template else None
-        folder = str(path.parent) if path else template_dir
-        name = path.name if path else DEFAULT_TEMPLATE
-        try:
-            self._template = _environment(folder, cached).get_template(name)
-        except jinja2.TemplateNotFound as exc:
-            where = template or f"{template_dir}/{name}"
-            raise TemplateError(where, "template not found", "check the path") from exc
-        except jinja2.TemplateSyntaxError as exc:
-            where = f"{exc.filename or name}:{exc.lineno}"
-            raise TemplateError(
-                where, f"template error: {exc.message}", "fix the template"
-            ) from exc
+        self._template = _template(template, template_dir, DEFAULT_TEMPLATE, cached)
 
     def __call__(self, limits: Mapping[SectionId, int] | None = None) -> str:
         """The Markdown with each section cut to its limit (no limit: everything), marked."""
@@ -148,16 +179,7 @@ class MarkdownRenderer:
 
     def _render(self, limits: Mapping[SectionId, int] | None) -> str:
         """The Markdown with the marker's placeholder (of the same length as the marker)."""
-        context = self._context(limits)
-        try:
-            text: str = self._template.render(context)
-        except jinja2.TemplateError as exc:
-            where = self._template.filename or self._template.name or DEFAULT_TEMPLATE
-            line = _template_line(exc, where)
-            raise TemplateError(
-                f"{where}:{line}" if line else where, f"template error: {exc}", "fix the template"
-            ) from exc
-        return text
+        return _render(self._template, self._context(limits))
 
     def fitted(self, budget: int) -> str:
         """The Markdown cut to fit the budget, least important sections first."""
@@ -167,39 +189,11 @@ class MarkdownRenderer:
         return self._marked(fit(self._render, totals, downgrades, budget))
 
 
-def _template_line(exc: BaseException, filename: str) -> int | None:
-    """The line of the template a rendering error came from (Jinja keeps it in the traceback)."""
-    line = None
-    tb = exc.__traceback__
-    while tb is not None:
-        if tb.tb_frame.f_code.co_filename == filename:
-            line = tb.tb_lineno
-        tb = tb.tb_next
-    return line
-
-
 def render_markdown(
     report: Report, template: str | None = None, template_dir: str | None = None
 ) -> str:
     """The whole report as Markdown through a Jinja template (every data string inert)."""
     return MarkdownRenderer(report, template, template_dir)()
-
-
-# ---------------------------------------------------------------- history (snapdiff log)
-
-
-def _end(
-    name: str, commit: str | None, base_of: tuple[str, str] | None, linked: Callable[[str], Safe]
-) -> Safe:
-    """One end of a history's range: its short commit id, then what names it (the revision
-    given, or the merge base of the two `A...B` names)."""
-    if commit is None:
-        return code(name)
-    if base_of:
-        return Safe(f"{linked(commit)} (merge base of {code(base_of[0])} and {code(base_of[1])})")
-    if name.startswith(commit) or (len(name) >= 7 and commit.startswith(name)):
-        return linked(commit)  # the name is the commit id itself
-    return Safe(f"{linked(commit)} ({code(name)})")
 
 
 def render_history_markdown(
@@ -210,39 +204,9 @@ def render_history_markdown(
     cached: bool = False,
     links: Links | None = None,
 ) -> str:
-    """`snapdiff log` as Markdown through `log.md.j2`, cut to the budget if one is given."""
-    data = history_to_dict(history)
-    path = Path(template) if template else None
-    env = _environment(str(path.parent) if path else template_dir, cached)
-    name = path.name if path else LOG_TEMPLATE
-    moved = [
-        p for p in data["packages"] if len(p["versions"]) > 1 or p["first_seen"] or p["last_seen"]
-    ]
-    several = len(history.changed_tags()) > 1
-    linked = commit_linker(links or Links())
-
-    def label(tag: str, name: str) -> Safe:
-        """A package or stack as one code span, `tag/name` when the changes span several tags."""
-        return code(f"{tag}/{name}" if several else name)
-
-    context = {
-        "start_label": _end(history.start, history.start_commit, history.merge_base_of, linked),
-        "end_label": _end(history.end, history.end_commit, None, linked),
-        "step_moves": [stack_move_rows(step.moves, several) for step in history.steps],
-        "history": data,
-        "packages": moved,
-        "fold_after": FOLD_AFTER,
-        "marker": Safe(PLACEHOLDER),
-        "commit_link": linked,
-        "charts": [Safe(chart) for chart in stack_charts(history)],  # built of safe parts
-        "label": label,
-        "one_tag": history.one_tag(),
-        "tags_counted": history.tags_counted(),
-    }
-    try:
-        text: str = env.get_template(name).render(context)
-    except jinja2.TemplateError as exc:
-        where = getattr(exc, "filename", None) or template or name
-        raise TemplateError(str(where), f"template error: {exc}", "fix the template") from exc
-    labels = (data["range"]["start"], data["range"]["end"])
-    return marked(fit(lambda _: text, {}, 0, budget) if budget else text, labels)
+    """`snapdiff log` as Markdown through `log.md.j2`; over the budget, if one is given, cut at
+    a line with a note (a log has no sections to cut by priority)."""
+    context = log_context(history, PLACEHOLDER, links)
+    text = _render(_template(template, template_dir, LOG_TEMPLATE, cached), context)
+    labels = (context["history"]["range"]["start"], context["history"]["range"]["end"])
+    return marked(truncated(text, budget) if budget else text, labels)

@@ -4,12 +4,12 @@ counts by class and the stack moves (SPEC section 2a), every data string made in
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ..compare.claims import variant_sentence
 from ..compare.classes import CLASSES
 from ..model import Configuration
-from ..report import Change, Report, RootCount, StackMove
+from ..report import Change, Labeller, Report, RootCount, StackMove
 from ..schema import ClassCountJSON
 from .markup import Safe, Said, Unlisted, code
 from .views import Explained, RootRow, Spack1, StackMoveGroup, StackMoveRow
@@ -40,14 +40,14 @@ def to_no_compiler(change: Change) -> bool:
     )
 
 
-def spack1(report: Report, labels: Mapping[tuple[str, str], str]) -> Spack1 | None:
+def spack1(report: Report, label: Callable[[str, str], str]) -> Spack1 | None:
     """The move from a compiler to no compiler (`none`), summed once for the report; each
     package's own sentences say it too, with whatever else moved."""
     moved = [(p, c) for p in report.packages for c in p.changes if to_no_compiler(c)]
     if not moved:
         return None
     return {
-        "packages": sorted({labels[(p.tag, p.name)] for p, _ in moved}),
+        "packages": sorted({label(p.tag, p.name) for p, _ in moved}),
         "configurations": sum(len(c.configurations_old) for _, c in moved),
         "specs_old": sum(len(c.specs_old) for _, c in moved),
         "specs_new": sum(len(c.specs_new) for _, c in moved),
@@ -108,7 +108,7 @@ def _said(change: Change, spelling: Mapping[str, str]) -> Said:
     }
 
 
-def explained(report: Report, labels: Mapping[tuple[str, str], str]) -> list[Explained]:
+def explained(report: Report, label: Callable[[str, str], str]) -> list[Explained]:
     """Changed packages with their explanation sentences, as words and values."""
     rows: list[Explained] = []
     for p in report.packages:
@@ -121,7 +121,7 @@ def explained(report: Report, labels: Mapping[tuple[str, str], str]) -> list[Exp
         if p.status == "changed" and (said or p.changes):
             rows.append(
                 {
-                    "label": labels[(p.tag, p.name)],
+                    "label": label(p.tag, p.name),
                     "specs_added": len(p.specs_added),
                     "specs_removed": len(p.specs_removed),
                     "specs_changed": len(p.specs_changed),
@@ -137,14 +137,14 @@ def class_counts(counts: Mapping[str, ClassCountJSON], added: bool) -> list[tupl
     return [(n, Safe(CLASSES[kind].summary(added))) for n, kind in found if n]
 
 
-def stack_move_rows(moves: Sequence[StackMove], multi_tag: bool) -> list[StackMoveRow]:
+def stack_move_rows(moves: Sequence[StackMove], label: Labeller) -> list[StackMoveRow]:
     """One row per stack that moved: its label and its moves along each dimension, grouped by
     the specs they are about, compilers as the stack's pages write them."""
     rows: dict[tuple[str, str], StackMoveRow] = {}
     for m in moves:
         row = rows.setdefault(
             (m.tag, m.stack),
-            {"label": f"{m.tag}/{m.stack}" if multi_tag else m.stack, "groups": []},
+            {"label": label(m.tag, m.stack), "groups": []},
         )
         compiled = bool(m.no_compiler_old or m.no_compiler_new)
         counts = (m.specs_old, m.specs_new, m.no_compiler_old, m.no_compiler_new)
@@ -178,11 +178,11 @@ def _counts(group: StackMoveGroup) -> tuple[bool, int, int, int, int]:
     )
 
 
-def root_rows(counts: Sequence[RootCount], multi_tag: bool) -> list[RootRow]:
+def root_rows(counts: Sequence[RootCount], label: Labeller) -> list[RootRow]:
     """`root` where it is not its tag's total: the counts that say so."""
     return [
         {
-            "tag": r.tag if multi_tag else None,
+            "tag": r.tag if label.several else None,
             "specs_old": r.specs_old,
             "specs_new": r.specs_new,
             "tag_specs_old": r.total_old,

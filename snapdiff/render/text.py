@@ -13,7 +13,7 @@ from ..compare.claims import variant_sentence
 from ..compare.classes import CLASSES
 from ..errors import printable
 from ..model import Configuration
-from ..report import Change, PackageChange, Report, StackChange, StackMove
+from ..report import Change, Labeller, PackageChange, Report, StackChange, StackMove
 from .sentences import cut, spack1
 
 __all__ = ["render_text"]
@@ -45,13 +45,13 @@ def _count(count: int, noun: str) -> str:
     return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
-def _name(p: PackageChange | StackChange, multi_tag: bool) -> str:
-    return printable(f"{p.tag}/{p.name}" if multi_tag else p.name)
+def _name(p: PackageChange | StackChange, label: Labeller) -> str:
+    return printable(label(p.tag, p.name))
 
 
-def _bumps(packages: Iterable[PackageChange], kind: str, multi: bool) -> list[str]:
+def _bumps(packages: Iterable[PackageChange], kind: str, label: Labeller) -> list[str]:
     return [
-        f"{_name(p, multi)} {printable(p.bump.old)} → {printable(p.bump.new)}"
+        f"{_name(p, label)} {printable(p.bump.old)} → {printable(p.bump.new)}"
         + (f" ({p.bump.size})" if kind == "upgrade" else "")
         for p in packages
         if p.bump and p.bump.kind == kind
@@ -82,7 +82,7 @@ def _specs(old: int, new: int) -> str:
     return f"{count} spec{'' if new == 1 else 's'}"
 
 
-def _moves(moves: Iterable[StackMove], multi: bool) -> list[str]:
+def _moves(moves: Iterable[StackMove], label: Labeller) -> list[str]:
     """One line per stack that moved, its moves over the same specs together; specs with no
     compiler, set aside from a compiler move, counted apart."""
     said: dict[tuple[str, str], dict[tuple[int, int, int, int], list[str]]] = {}
@@ -101,15 +101,15 @@ def _moves(moves: Iterable[StackMove], multi: bool) -> list[str]:
                 parts.append(f"every compiled spec: {text}; {aside} with no compiler)")
             else:
                 parts.append(f"{text})")
-        lines.append(printable(f"{f'{tag}/{stack}' if multi else stack}: {'; '.join(parts)}"))
+        lines.append(printable(f"{label(tag, stack)}: {'; '.join(parts)}"))
     return lines
 
 
-def _root(report: Report, multi: bool) -> list[str]:
+def _root(report: Report, label: Labeller) -> list[str]:
     """`root` where it does not hold every spec of its tag."""
     return [
         printable(
-            f"root{f' of {r.tag}' if multi else ''} holds {r.specs_new:,} of the "
+            f"root{f' of {r.tag}' if label.several else ''} holds {r.specs_new:,} of the "
             f"{r.total_new:,} spec{'' if r.total_new == 1 else 's'} ({r.specs_old:,} of "
             f"{r.total_old:,} before)"
         )
@@ -135,11 +135,10 @@ def _change_lines(change: Change, spelling: dict[str, str]) -> list[str]:
     return lines
 
 
-def _explanations(report: Report, multi: bool) -> list[str]:
+def _explanations(report: Report, label: Labeller) -> list[str]:
     """The note on the move to no compiler, then each changed package's sentences."""
     lines: list[str] = []
-    labels = {(p.tag, p.name): _name(p, multi) for p in report.packages}
-    note = spack1(report, labels)
+    note = spack1(report, lambda tag, name: printable(label(tag, name)))
     if note:
         n, k = note["configurations"], len(note["packages"])
         lines.append(
@@ -163,14 +162,14 @@ def _explanations(report: Report, multi: bool) -> list[str]:
         for change in p.changes:
             said += _change_lines(change, spelling)
         if p.status == "changed" and said:
-            lines += [f"{labels[(p.tag, p.name)]}", *said]
+            lines += [_name(p, label), *said]
     return [printable(line) for line in lines]
 
 
 def render_text(report: Report, colour: bool = False) -> str:
     """The report as a few lines for a terminal (ANSI colours when `colour`)."""
     out = _Out(colour)
-    multi = len({p.tag for p in report.packages} | {s.tag for s in report.stacks}) > 1
+    label = report.labeller()
     out.lines.append(printable(f"snapdiff: {report.old.source} → {report.new.source}"))
     if not report.summary.total:
         out.lines.append(
@@ -188,25 +187,25 @@ def render_text(report: Report, colour: bool = False) -> str:
         out.lines.append(f"counted per cache tag ({report.tags_counted():,} tags)")
     out.lines += _counts(report)
     out.lines.append(CHANGED_LEGEND)
-    out.group("downgrades", _RED, _bumps(report.packages, "downgrade", multi))
-    out.group("upgrades", _GREEN, _bumps(report.packages, "upgrade", multi))
+    out.group("downgrades", _RED, _bumps(report.packages, "downgrade", label))
+    out.group("upgrades", _GREEN, _bumps(report.packages, "upgrade", label))
     status: dict[str, list[str]] = {"removed": [], "added": []}
     for p in report.packages:
         if p.status in status:
-            status[p.status].append(_name(p, multi))
+            status[p.status].append(_name(p, label))
     out.group("packages removed", _RED, status["removed"])
     out.group("packages added", _GREEN, status["added"])
     stacks: dict[str, list[str]] = {"removed": [], "added": []}
     for s in report.stacks:
         if s.status in stacks:
             stacks[s.status].append(
-                f"{_name(s, multi)} ({_count(s.specs_old or s.specs_new, 'spec')})"
+                f"{_name(s, label)} ({_count(s.specs_old or s.specs_new, 'spec')})"
             )
     out.group("stacks removed", _RED, stacks["removed"])
     out.group("stacks added", _GREEN, stacks["added"])
-    out.group("stacks moved", _YELLOW, _moves(report.stack_moves, multi))
-    out.group("root not the tag's total", _YELLOW, _root(report, multi))
-    explained = _explanations(report, multi)
+    out.group("stacks moved", _YELLOW, _moves(report.stack_moves, label))
+    out.group("root not the tag's total", _YELLOW, _root(report, label))
+    explained = _explanations(report, label)
     if explained:
         out.lines += ["", out.paint("why specs were added and removed", _BOLD)]
         out.lines += [f"  {line}" for line in explained]

@@ -6,7 +6,14 @@ from collections.abc import Callable
 from typing import Generic, TypedDict, TypeVar
 
 from ..report import GateLevel, OneTag
-from ..schema import PackageJSON, ReportJSON, StackJSON, SummaryJSON
+from ..schema import (
+    HistoryJSON,
+    HistoryPackageJSON,
+    PackageJSON,
+    ReportJSON,
+    StackJSON,
+    SummaryJSON,
+)
 from .markup import Safe, Said
 
 __all__ = [
@@ -16,6 +23,7 @@ __all__ = [
     "GateView",
     "LabelledPackage",
     "LabelledStack",
+    "LogContext",
     "MarkdownContext",
     "RootRow",
     "RowT",
@@ -181,3 +189,20 @@ class MarkdownContext(TypedDict):
     one_tag: OneTag | None
     tags_counted: int
     gates: list[GateView]
+
+
+class LogContext(TypedDict):
+    """What `log.md.j2` sees (README, "Templates")."""
+
+    start_label: Safe
+    end_label: Safe
+    step_moves: list[list[StackMoveRow]]  # per step, as `history.steps`
+    history: HistoryJSON
+    packages: list[HistoryPackageJSON]  # those whose version moved, or that came or went
+    fold_after: int
+    marker: Safe
+    commit_link: Callable[[str], Safe]
+    charts: list[Safe]
+    label: Callable[[str, str], Safe]
+    one_tag: OneTag | None
+    tags_counted: int

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence, Set
 from dataclasses import dataclass, field
 from typing import Literal, NamedTuple, get_args
 
-from .model import Configuration, Filters, Spellings
-from .versions import Bump, bump_order  # a package's version change, and its order
+from ..model import Configuration, Filters, Spellings
+from ..versions import Bump, bump_order  # a package's version change, and its order
+from .labels import Labeller, OneTag, one_tag
 
 __all__ = [
     "Bump",
@@ -17,7 +17,6 @@ __all__ = [
     "FieldChange",
     "GateLevel",
     "GateOutcome",
-    "OneTag",
     "PackageChange",
     "Report",
     "RootCount",
@@ -270,30 +269,17 @@ class Report:
             return 0
         return len({*self.old.tags, *self.new.tags})
 
+    def changed_tags(self) -> set[str]:
+        """The cache tags of every package and stack that changed."""
+        return {p.tag for p in self.packages} | {s.tag for s in self.stacks}
+
     def one_tag(self) -> OneTag | None:
         """The one cache tag every change is in, and the sides' other tags, when the sides hold
         several and the changes are all in one (labels then leave the tag out, so a report says
         it once); None otherwise, and from release to release, where each side's tag is its
         label."""
-        return one_tag(
-            self.old.tags,
-            self.new.tags,
-            {p.tag for p in self.packages} | {s.tag for s in self.stacks},
-        )
+        return one_tag(self.old.tags, self.new.tags, self.changed_tags())
 
-
-class OneTag(NamedTuple):
-    """The one cache tag every change is in, and the other tags, which did not change."""
-
-    tag: str
-    others: tuple[str, ...]
-
-
-def one_tag(old: Sequence[str], new: Sequence[str], changed: Set[str]) -> OneTag | None:
-    """The one tag of `changed` and the other tags of `old` and `new`, when there are others and
-    the sides are not a release-to-release pair (each side one tag, not the same)."""
-    tags = sorted({*old, *new})
-    if len(changed) != 1 or len(tags) < 2 or (len(old) == len(new) == 1 and old != new):
-        return None
-    (tag,) = changed
-    return OneTag(tag, tuple(t for t in tags if t != tag))
+    def labeller(self) -> Labeller:
+        """How every output names a package or stack of this report (see `Labeller`)."""
+        return Labeller(len(self.changed_tags()) > 1)

@@ -1,0 +1,122 @@
+"""The output formats, one table: what each renders a diff's report and a history with.
+
+The command line reads its `--format` choices and every per-format decision from `FORMATS`;
+each format's module (markdown, jsonreport, text) is imported only when that format is used.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..errors import UsageError
+from .links import Links
+
+if TYPE_CHECKING:
+    from ..history import History
+    from ..report import Report
+
+__all__ = ["FORMATS", "Format", "Rendering", "log_formats", "render_history", "render_report"]
+
+
+@dataclass(frozen=True, slots=True)
+class Rendering:
+    """How to render, whatever the format: each format reads the fields it has a use for."""
+
+    template: str | None = None  # Markdown: a Jinja template file
+    template_dir: str | None = None  # Markdown: templates overriding the defaults
+    full_report: str | None = None  # where the uncut report goes, for cut sections to point to
+    links: Links = field(default_factory=Links)
+    budget: int | None = None  # Markdown: the size to cut to (None: everything)
+    colour: bool = False  # text: ANSI colours
+    cached: bool = False  # Markdown: keep compiled templates (the command line opts in)
+
+
+def _markdown(report: Report, how: Rendering) -> str:
+    from .markdown import MarkdownRenderer
+
+    rendered = MarkdownRenderer(
+        report,
+        template=how.template,
+        template_dir=how.template_dir,
+        full_report=how.full_report,
+        cached=how.cached,
+        links=how.links,
+    )
+    return rendered.fitted(how.budget) if how.budget else rendered()
+
+
+def _json(report: Report, how: Rendering) -> str:
+    from .jsonreport import render_json
+
+    return render_json(report)
+
+
+def _text(report: Report, how: Rendering) -> str:
+    from .text import render_text
+
+    return render_text(report, colour=how.colour)
+
+
+def _markdown_history(history: History, how: Rendering) -> str:
+    from .markdown import render_history_markdown
+
+    return render_history_markdown(
+        history,
+        template=how.template,
+        template_dir=how.template_dir,
+        budget=how.budget,
+        cached=how.cached,
+        links=how.links,
+    )
+
+
+def _json_history(history: History, how: Rendering) -> str:
+    from .jsonreport import render_history_json
+
+    return render_history_json(history)
+
+
+@dataclass(frozen=True, slots=True)
+class Format:
+    """One output format: its help, how it renders a report and (if it can) a history."""
+
+    help: str
+    report: Callable[[Report, Rendering], str]
+    history: Callable[[History, Rendering], str] | None = None  # None: `snapdiff log` has none
+    sized: bool = False  # --max-chars and --for cut it
+
+
+FORMATS: dict[str, Format] = {
+    "markdown": Format("Markdown (default)", _markdown, _markdown_history, sized=True),
+    "json": Format("JSON", _json, _json_history),
+    "text": Format("text for a terminal (coloured on one, unless NO_COLOR)", _text),
+}
+
+
+def log_formats() -> list[str]:
+    """The formats `snapdiff log` can write."""
+    return [name for name, found in FORMATS.items() if found.history is not None]
+
+
+def render_report(report: Report, name: str, how: Rendering) -> tuple[str, str | None]:
+    """The report in format `name`, and the uncut report for `how.full_report` (JSON if its
+    name ends in .json, else Markdown; None without one)."""
+    text = FORMATS[name].report(report, how)
+    if not how.full_report:
+        return text, None
+    full = "json" if how.full_report.endswith(".json") else "markdown"
+    if full == name and not (FORMATS[name].sized and how.budget):
+        return text, text  # nothing was cut
+    return text, FORMATS[full].report(report, dataclasses.replace(how, budget=None))
+
+
+def render_history(history: History, name: str, how: Rendering) -> str:
+    """`snapdiff log` in format `name` (one of `log_formats()`)."""
+    render = FORMATS[name].history
+    if render is None:
+        fix = f"use {' or '.join(log_formats())}"
+        raise UsageError("--format", f"{name} is a diff's view, not a history's", fix)
+    return render(history, how)

@@ -1,0 +1,51 @@
+"""What a diff concluded: typed records (`records`) and the label rules (`labels`). No I/O."""
+
+from __future__ import annotations
+
+from .labels import Labeller, OneTag, one_tag
+from .records import (
+    SCHEMA_VERSION,
+    Bump,
+    Change,
+    ChangeClass,
+    Exemption,
+    FieldChange,
+    GateLevel,
+    GateOutcome,
+    PackageChange,
+    Report,
+    RootCount,
+    Sentence,
+    Side,
+    SpecChange,
+    StackChange,
+    StackMove,
+    Status,
+    Summary,
+    bump_order,
+)
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "Bump",
+    "Change",
+    "ChangeClass",
+    "Exemption",
+    "FieldChange",
+    "GateLevel",
+    "GateOutcome",
+    "Labeller",
+    "OneTag",
+    "PackageChange",
+    "Report",
+    "RootCount",
+    "Sentence",
+    "Side",
+    "SpecChange",
+    "StackChange",
+    "StackMove",
+    "Status",
+    "Summary",
+    "bump_order",
+    "one_tag",
+]
