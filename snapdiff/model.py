@@ -173,6 +173,7 @@ class PageEntries(Protocol):
     """
 
     counts: tuple[tuple[str, int], ...]  # (stack, entries in it), sorted by stack
+    compiled: tuple[tuple[str, int], ...]  # (stack, entries in it with a compiler), sorted
     stacks: frozenset[str]
     versions: frozenset[str]
 
@@ -207,6 +208,9 @@ class Page:
     entries: PageEntries | None  # by hash, sorted; None when only the counts were read
     spec_count: int
     stack_counts: tuple[tuple[str, int], ...]  # (stack, specs in it), sorted by stack
+    # (stack, specs in it with a compiler: not `none`), sorted by stack; a stack whose specs
+    # here all have no compiler is left out
+    compiled_counts: tuple[tuple[str, int], ...]
 
     def at(self, source: str) -> Page:
         """The same page read from another place."""
@@ -218,6 +222,7 @@ class Page:
             self.entries,
             self.spec_count,
             self.stack_counts,
+            self.compiled_counts,
         )
 
 
@@ -229,6 +234,7 @@ class Tally:
     pages: Mapping[str, int]  # tag -> pages
     specs: Mapping[str, int]  # tag -> specs
     stacks: Mapping[tuple[str, str], int]  # (tag, stack) -> specs
+    compiled: Mapping[tuple[str, str], int]  # (tag, stack) -> specs with a compiler (not `none`)
 
     @property
     def page_count(self) -> int:
@@ -236,7 +242,7 @@ class Tally:
         return sum(self.pages.values())
 
 
-NOTHING = Tally({}, {}, {})
+NOTHING = Tally({}, {}, {}, {})
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from ..entries import FIX, Entries, check_entries
+from ..entryline import NO_COMPILER_TEXT
 from ..errors import InputError
 from ..model import Page
 from .frontmatter import fast_fields, read_fields
@@ -154,7 +155,7 @@ def parse_page(data: bytes, source: str, digest: str, full: bool = True) -> Pars
     fields, entries = _entries(data, source)
     tag, name = _identity(fields, source)
     kept = entries if full else None
-    page = Page(tag, name, source, digest, kept, len(entries), entries.counts)
+    page = Page(tag, name, source, digest, kept, len(entries), entries.counts, entries.compiled)
     warnings = _meta_warnings(fields.get("meta"), page, entries.versions)
     return ParsedPage(page, tuple(entries), warnings)
 
@@ -210,7 +211,8 @@ def counts_from_meta(data: bytes, source: str, digest: str) -> ParsedPage:
 
     For content both sides hold (equal by construction, never compared). The number of `"hash":`
     keys in `spec_details` must match meta's `num_specs`; when it does not, or meta lacks the
-    counts, or the page is in another form, it is parsed for its counts instead (and any
+    counts, or the page is in another form, or some of its specs have a compiler and some do
+    not (meta does not count them per stack), it is parsed for its counts instead (and any
     disagreement between meta and spec_details is warned about).
     """
     check_size(len(data), source)
@@ -231,6 +233,30 @@ def counts_from_meta(data: bytes, source: str, digest: str) -> ParsedPage:
         or data.count(b'"hash":', *found[1]) != count
     ):
         return parse_page(data, source, digest, full=False)
+    counts = tuple(sorted(by_stack.items()))
+    compiled = _compiled(data, found[1], count, counts)
+    if compiled is None:
+        return parse_page(data, source, digest, full=False)
     tag, name = _identity(fields, source)
-    page = Page(tag, name, source, digest, None, count, tuple(sorted(by_stack.items())))
+    page = Page(tag, name, source, digest, None, count, counts, compiled)
     return ParsedPage(page, (), [])
+
+
+def _compiled(
+    data: bytes, where: tuple[int, int], count: int, counts: tuple[tuple[str, int], ...]
+) -> tuple[tuple[str, int], ...] | None:
+    """Specs per stack with a compiler (not `none`) of `count` entries (as many `"hash":`
+    keys) held as `counts` per stack, when the `spec_details` text at `where` tells them:
+    all of them when no entry writes `"compiler": "none"`, none when every entry (as many
+    `{`, each with one `"compiler"` key) does; else None (the entries must be read)."""
+    start, end = where
+    if data.find(NO_COMPILER_TEXT, start, end) < 0:
+        return counts
+    found = [data.count(text, start, end) for text in _EVERY_ENTRY_WITHOUT]
+    if found[0] + found[1] == count == found[2] == found[3]:
+        return ()
+    return None
+
+
+# an entry with no compiler (followed by another key, or last); a compiler key; an entry
+_EVERY_ENTRY_WITHOUT = (NO_COMPILER_TEXT + b",", NO_COMPILER_TEXT + b"}", b'"compiler": "', b"{")
