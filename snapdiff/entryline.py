@@ -102,8 +102,7 @@ class Line:
         self.found = found
         if not self._lists(stacks, versions, variants):
             return False
-        # an entry with no compiler writes `"compiler": "none"`: a page without it has none
-        self.compiled = _compiled(found, stacks) if NO_COMPILER_TEXT in line else self.counts
+        self.compiled = _compiled(found, stacks, self.counts)
         return True
 
     def _lists(self, stacks: list[bytes], versions: list[bytes], variants: list[bytes]) -> bool:
@@ -129,9 +128,14 @@ _NONE = NO_COMPILER.encode()
 NO_COMPILER_TEXT = b'"compiler": "' + _NONE + b'"'  # as an entry with no compiler writes it
 
 
-def _compiled(found: list[Match], stacks: list[bytes]) -> Counts:
-    """Entries per stack of those whose compiler is not `none` (their lists already read)."""
-    kept = compress(stacks, map(_NONE.__ne__, map(itemgetter(0), found)))
+def _compiled(found: list[Match], stacks: list[bytes], counts: Counts) -> Counts:
+    """Entries per stack of those whose compiler is not `none`, of entries with these stack
+    lists (already read) and `counts` per stack."""
+    compilers = list(map(itemgetter(0), found))
+    without = compilers.count(_NONE)
+    if not without or without == len(compilers):
+        return () if without else counts
+    kept = compress(stacks, map(_NONE.__ne__, compilers))
     return stack_counts((text_list(text), n) for text, n in Counter(kept).items())
 
 

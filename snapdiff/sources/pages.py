@@ -246,17 +246,14 @@ def _compiled(
     data: bytes, where: tuple[int, int], count: int, counts: tuple[tuple[str, int], ...]
 ) -> tuple[tuple[str, int], ...] | None:
     """Specs per stack with a compiler (not `none`) of `count` entries (as many `"hash":`
-    keys) held as `counts` per stack, when the `spec_details` text at `where` tells them:
-    all of them when no entry writes `"compiler": "none"`, none when every entry (as many
-    `{`, each with one `"compiler"` key) does; else None (the entries must be read)."""
+    keys) held as `counts` per stack, when the `spec_details` text at `where` tells them at
+    once: all of them when no entry writes `"compiler": "none"`, none when each of the `count`
+    entries (as many `{`: no nested object) does; else None (the entries must be read).
+    (`"compiler": "none"` is a key and its value wherever it is: a string holds no bare `"`.)"""
     start, end = where
-    if data.find(NO_COMPILER_TEXT, start, end) < 0:
+    without = data.count(NO_COMPILER_TEXT, start, end)
+    if not without:
         return counts
-    found = [data.count(text, start, end) for text in _EVERY_ENTRY_WITHOUT]
-    if found[0] + found[1] == count == found[2] == found[3]:
+    if without == count == data.count(b"{", start, end):
         return ()
     return None
-
-
-# an entry with no compiler (followed by another key, or last); a compiler key; an entry
-_EVERY_ENTRY_WITHOUT = (NO_COMPILER_TEXT + b",", NO_COMPILER_TEXT + b"}", b'"compiler": "', b"{")
