@@ -19,7 +19,7 @@ import orjson
 from ..entries import FIX, Entries, check_entries
 from ..entryline import NO_COMPILER_TEXT
 from ..errors import InputError
-from ..model import Page
+from ..model import NO_COMPILER, Page
 from .frontmatter import fast_fields, read_fields
 
 __all__ = [
@@ -234,7 +234,7 @@ def counts_from_meta(data: bytes, source: str, digest: str) -> ParsedPage:
     ):
         return parse_page(data, source, digest, full=False)
     counts = tuple(sorted(by_stack.items()))
-    compiled = _compiled(data, found[1], count, counts)
+    compiled = _compiled(data, found[1], count, counts, meta.get("compilers"))
     if compiled is None:
         return parse_page(data, source, digest, full=False)
     tag, name = _identity(fields, source)
@@ -243,13 +243,21 @@ def counts_from_meta(data: bytes, source: str, digest: str) -> ParsedPage:
 
 
 def _compiled(
-    data: bytes, where: tuple[int, int], count: int, counts: tuple[tuple[str, int], ...]
+    data: bytes,
+    where: tuple[int, int],
+    count: int,
+    counts: tuple[tuple[str, int], ...],
+    compilers: object,
 ) -> tuple[tuple[str, int], ...] | None:
     """Specs per stack with a compiler (not `none`) of `count` entries (as many `"hash":`
-    keys) held as `counts` per stack, when the `spec_details` text at `where` tells them at
-    once: all of them when no entry writes `"compiler": "none"`, none when each of the `count`
-    entries (as many `{`: no nested object) does; else None (the entries must be read).
-    (`"compiler": "none"` is a key and its value wherever it is: a string holds no bare `"`.)"""
+    keys) held as `counts` per stack, when meta's `compilers` or the `spec_details` text at
+    `where` tell them at once: all of them when meta lists no `none` (if it lies, a stack
+    looks compiled: it cannot move, never a false move) or no entry writes
+    `"compiler": "none"`, none when each of the `count` entries (as many `{`: no nested
+    object) does; else None (the entries must be read). (`"compiler": "none"` is a key and its
+    value wherever it is: a string holds no bare `"`.)"""
+    if isinstance(compilers, list) and NO_COMPILER not in compilers:
+        return counts
     start, end = where
     without = data.count(NO_COMPILER_TEXT, start, end)
     if not without:
