@@ -256,6 +256,19 @@ def test_specs_with_a_compiler_are_counted_alike_every_way(
     assert _every_way(text.encode()) == [_compiled(details)] * 3
 
 
+def test_a_meta_that_lists_no_compiler_none_can_only_make_specs_look_compiled() -> None:
+    """Counts-only pages trust meta's `compilers` to skip reading: a meta that leaves `none`
+    out makes the specs with no compiler look compiled (a stack cannot move), never the
+    other way round."""
+    details = [spec("a1", compiler="none"), spec("b2", stacks=("hep", "root"), compiler="none")]
+    text = page_text("x", "develop", details)
+    lying = text.replace('"compilers": ["none"]', '"compilers": ["gcc@11.4.0"]')
+    assert lying != text
+    counted = pages.counts_from_meta(lying.encode(), "p", "d").page
+    assert counted.compiled_counts == counted.stack_counts
+    assert parse_page(lying.encode(), "p", "d").page.compiled_counts == ()
+
+
 def test_a_stack_listed_twice_in_a_spec_counts_once() -> None:
     text = page_text("x", "develop", [spec("a1", stacks=("e4s", "e4s", "root"))])
     for full in (True, False):
