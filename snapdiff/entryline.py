@@ -133,8 +133,10 @@ def _compiled(found: list[Match], stacks: list[bytes], counts: Counts) -> Counts
     lists (already read) and `counts` per stack."""
     compilers = list(map(itemgetter(0), found))
     without = compilers.count(_NONE)
-    if not without or without == len(compilers):
-        return () if without else counts
+    if not without:
+        return counts
+    if without == len(compilers):
+        return ()
     kept = compress(stacks, map(_NONE.__ne__, compilers))
     return stack_counts((text_list(text), n) for text, n in Counter(kept).items())
 

@@ -302,7 +302,7 @@ def test_git_mode_cold_and_warm_says_what_directories_say(
         assert any((tmp_path / "cache").rglob("*")), "a cold run stores its tallies"
         warm = snapdiff(repo, tmp_path / "cache", *extra)
         assert warm == cold
-        with monkeypatch.context() as here:  # the folders named as git's revisions are
+        with monkeypatch.context() as here:  # `old` and `new` as folders, named as the tags
             here.chdir(tmp_path / "day")
             code, directories, _ = run(["old", "new", *extra], capsys)
         assert code == 0
