@@ -276,6 +276,31 @@ def test_a_tally_of_real_pages_is_what_this_format_says(tmp_path: Path) -> None:
     assert body == json.loads(expected.read_text())
 
 
+def test_a_tally_without_the_specs_with_a_compiler_is_rebuilt_not_misread(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """FORMAT 2 tallies lack the specs with a compiler per stack: they sit in another folder,
+    and one put under this FORMAT's header, checksum right, is refused and rebuilt."""
+    import hashlib
+
+    repo = committed(CASES / "real-v1-v2", tmp_path / "repo")
+    cache = tmp_path / "cache"
+    cold = snapdiff(repo, cache)
+    files = list((cache / f"tallies-{tallycache.FORMAT}").iterdir())
+    assert files
+    for path in files:
+        header, _, body = path.read_bytes().partition(b"\n")
+        counts, _, names = body.partition(b"\n")
+        data = json.loads(counts)
+        del data["compiled"]
+        body = json.dumps(data, sort_keys=True).encode() + b"\n" + names
+        check = hashlib.sha256(body).hexdigest().encode()
+        path.write_bytes(header.rpartition(b" ")[0] + b" " + check + b"\n" + body)
+    capsys.readouterr()
+    assert snapdiff(repo, cache) == cold
+    assert capsys.readouterr().err.count("ignoring the cache file") == len(files)
+
+
 def test_a_package_twice_in_unchanged_units_is_found_as_without_the_cache(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

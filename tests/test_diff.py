@@ -303,7 +303,7 @@ def test_a_diff_of_snapshots_built_in_memory() -> None:
 
     def snapshot(name: str, *entries: dict[str, Any]) -> Snapshot:
         read = Entries.from_read(check_entries(list(entries), name), name)
-        page = Page("develop", "zlib", name, name, read, len(read), read.counts)
+        page = Page("develop", "zlib", name, name, read, len(read), read.counts, read.compiled)
         return Snapshot(name, {("develop", "zlib"): page})
 
     old = snapshot("old", spec("a", "1.2"), spec("b", "1.2", target="zen4"))

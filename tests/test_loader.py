@@ -13,6 +13,7 @@ from pagegen import HISTORY, SEEDS, load_real, page_text, spec, write_page
 from snapdiff.errors import InputError
 from snapdiff.model import Spec
 from snapdiff.sources import frontmatter, load_snapshot, pages
+from snapdiff.sources.entries import Entries
 from snapdiff.sources.pages import blob_digest, is_candidate, is_page, parse_page
 
 
@@ -203,6 +204,70 @@ def test_counts_only_parse_agrees_with_the_full_parse(path: Path) -> None:
         full.page.stack_counts,
     )
     assert counts.warnings == full.warnings == []
+
+
+def _compiled(details: list[dict[str, object]]) -> tuple[tuple[str, int], ...]:
+    """Specs per stack with a compiler (not `none`), counted independently of snapdiff."""
+    found: dict[str, int] = {}
+    for entry in details:
+        if entry.get("compiler") != "none":
+            for stack in set(entry["stacks"]):  # type: ignore[call-overload]
+                found[stack] = found.get(stack, 0) + 1
+    return tuple(sorted(found.items()))
+
+
+def _every_way(data: bytes) -> list[tuple[tuple[str, int], ...]]:
+    """A page's specs per stack with a compiler, as each way of reading it counts them."""
+    return [
+        parse_page(data, "p", "d").page.compiled_counts,
+        parse_page(data, "p", "d", full=False).page.compiled_counts,
+        pages.counts_from_meta(data, "p", "d").page.compiled_counts,
+    ]
+
+
+@pytest.mark.parametrize("path", HISTORY + SEEDS, ids=lambda p: p.name)
+def test_real_pages_count_their_specs_with_a_compiler_alike_every_way(path: Path) -> None:
+    expected = _compiled(load_real(path)[3])
+    assert _every_way(path.read_bytes()) == [expected] * 3
+
+
+@pytest.mark.parametrize(
+    "compilers",
+    [("none", "none"), ("gcc@12.4.0", "gcc@=12.5.0"), ("none", "gcc@12.4.0"), ("none@1", "")],
+    ids=["none", "compiled", "mixed", "almost-none"],
+)
+@pytest.mark.parametrize("form", ["generator", "other-key-order"])
+def test_specs_with_a_compiler_are_counted_alike_every_way(
+    compilers: tuple[str, str], form: str
+) -> None:
+    """Synthetic pages: every way of reading a page (the line's regular expression, entries
+    parsed whole, and meta's counts with `spec_details` only searched) counts alike."""
+    details = [
+        spec("a1", stacks=("e4s", "root"), compiler=compilers[0]),
+        spec("b2", stacks=("hep", "root"), compiler=compilers[1]),
+    ]
+    text = page_text("x", "develop", details)
+    if form != "generator":  # keys in reverse order: `"compiler": "none"}` ends each entry
+        reversed_keys = [dict(sorted(d.items(), reverse=True)) for d in details]
+        line = text.split("\n")[5]
+        assert line.startswith("spec_details: ")
+        text = text.replace(line, "spec_details: " + json.dumps(reversed_keys))
+        assert Entries.from_line(line[14:].encode(), "p") is not None
+        assert Entries.from_line(json.dumps(reversed_keys).encode(), "p") is None
+    assert _every_way(text.encode()) == [_compiled(details)] * 3
+
+
+def test_a_meta_that_lists_no_compiler_none_can_only_make_specs_look_compiled() -> None:
+    """Counts-only pages trust meta's `compilers` to skip reading: a meta that leaves `none`
+    out makes the specs with no compiler look compiled (a stack cannot move), never the
+    other way round."""
+    details = [spec("a1", compiler="none"), spec("b2", stacks=("hep", "root"), compiler="none")]
+    text = page_text("x", "develop", details)
+    lying = text.replace('"compilers": ["none"]', '"compilers": ["gcc@11.4.0"]')
+    assert lying != text
+    counted = pages.counts_from_meta(lying.encode(), "p", "d").page
+    assert counted.compiled_counts == counted.stack_counts
+    assert parse_page(lying.encode(), "p", "d").page.compiled_counts == ()
 
 
 def test_a_stack_listed_twice_in_a_spec_counts_once() -> None:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import copy
+import json
+import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -173,3 +176,140 @@ def test_the_checker_catches_a_missed_move_among_no_compiler_and_its_counts(day:
         if m["stack"] == STACK:
             m["specs_old"], m["specs_no_compiler_old"] = 90, 0  # none not set apart
     assert check_report(dict(data, stack_moves=miscounted), day / "old", day / "new") != []
+
+
+# ------------------------------------- specs with no compiler on pages that did not change
+
+
+def _quiet_day(root: Path, stray: bool = False) -> None:
+    """Synthetic: every compiled spec of STACK moves gcc@12.4.0 → gcc@12.5.0 on pages that
+    change, and `hep`'s compiled specs move os and compiler, while the specs with no compiler of
+    both stacks (pure-Python packages) sit on pages byte-identical on both sides; with `stray`,
+    one page that did not change also holds a compiled spec of STACK on gcc@12.4.0. Enough other
+    version bumps make the report larger than a GitHub comment."""
+    for i in range(30):
+        old = [spec(f"a{i:02d}{k}", "2.0", (STACK, "root"), compiler="gcc@12.4.0") for k in "xy"]
+        new = [spec(f"b{i:02d}{k}", "2.0", (STACK, "root"), compiler="gcc@12.5.0") for k in "xyz"]
+        hep_old = spec(f"h{i:02d}", "2.0", ("hep", "root"), compiler="gcc@12.4.0")
+        hep_new = spec(f"g{i:02d}", "2.0", ("hep", "root"), compiler="gcc@13.2.0", os="rocky9")
+        write_page(root / "old", f"pkg{i:02d}", [*old, hep_old])
+        write_page(root / "new", f"pkg{i:02d}", [*new, hep_new])
+        pure = [spec(f"n{i:02d}", "1.0", (STACK, "hep", "root"), compiler="none")]
+        if stray and i == 0:
+            pure.append(spec("s00", "1.0", (STACK, "root"), compiler="gcc@12.4.0"))
+        for side in ("old", "new"):
+            write_page(root / side, f"py-pure{i:02d}", pure)
+    for i in range(400):
+        name = f"py-filler-with-a-long-name-{i:03d}"
+        write_page(root / "old", name, [spec(f"f{i:03d}", "1.0", ("e4s", "root"))])
+        write_page(root / "new", name, [spec(f"e{i:03d}", "1.1", ("e4s", "root"))])
+
+
+QUIET_MOVE = (
+    f"- **Stack moved:** `{STACK}`, every compiled spec: compiler `gcc@12.4.0` → `gcc@12.5.0` "
+    "(60 → 90 specs; 30 specs with no compiler)\n"
+)
+QUIET_HEP = (
+    "- **Stack moved:** `hep`, every compiled spec: compiler `gcc@12.4.0` → `gcc@13.2.0` "
+    "(30 → 30 specs; 30 specs with no compiler)\n"
+)
+QUIET_TEXT = (
+    f"{STACK}: every compiled spec: compiler gcc@12.4.0 → gcc@12.5.0 "
+    "(60 → 90 specs; 30 specs with no compiler)"
+)
+
+
+@pytest.fixture(scope="module")
+def quiet(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("quiet")
+    _quiet_day(root)
+    return root
+
+
+def _first_screen(markdown: str) -> str:
+    return markdown.split("<details>")[0]
+
+
+def test_a_compiler_move_whose_no_compiler_specs_did_not_change_is_a_stack_move(
+    quiet: Path,
+) -> None:
+    """The specs with no compiler are all on unchanged pages: they are set aside on both sides;
+    `hep`'s os move is no move (its specs on unchanged pages stay on ubuntu22.04)."""
+    data = _report(quiet / "old", quiet / "new")
+    assert check_report(data, quiet / "old", quiet / "new") == []
+    moves = {(m["stack"], m["dimension"]): m for m in data["stack_moves"]}
+    assert set(moves) == {(STACK, "compiler"), ("hep", "compiler")}
+    assert moves[(STACK, "compiler")] == {
+        "tag": "develop",
+        "stack": STACK,
+        "dimension": "compiler",
+        "from": ["gcc@12.4.0"],
+        "to": ["gcc@12.5.0"],
+        "specs_old": 60,
+        "specs_new": 90,
+        "specs_no_compiler_old": 30,
+        "specs_no_compiler_new": 30,
+    }
+    hep = moves[("hep", "compiler")]
+    assert (hep["from"], hep["to"], hep["specs_old"], hep["specs_new"]) == (
+        ["gcc@12.4.0"],
+        ["gcc@13.2.0"],
+        30,
+        30,
+    )
+    assert (hep["specs_no_compiler_old"], hep["specs_no_compiler_new"]) == (30, 30)
+
+
+@pytest.mark.parametrize("budget", [[], ["--for", "github"]], ids=["whole", "github"])
+def test_the_quiet_move_is_named_on_the_first_screen_and_in_text(
+    quiet: Path, budget: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, markdown, _ = run([str(quiet / "old"), str(quiet / "new"), *budget], capsys)
+    assert code == 0
+    if budget:
+        assert len(markdown) <= 65536 and "left out to fit the size limit" in markdown
+    screen = _first_screen(markdown)
+    assert QUIET_MOVE in screen and QUIET_HEP in screen
+    assert "os `ubuntu22.04` → `rocky9`" not in screen
+    code, text, _ = run([str(quiet / "old"), str(quiet / "new"), "--format", "text"], capsys)
+    assert code == 0 and QUIET_TEXT in text
+
+
+def test_a_compiled_spec_on_an_unchanged_page_that_kept_its_compiler_is_no_move(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _quiet_day(tmp_path, stray=True)
+    data = _report(tmp_path / "old", tmp_path / "new")
+    assert check_report(data, tmp_path / "old", tmp_path / "new") == []
+    assert [(m["stack"], m["dimension"]) for m in data["stack_moves"]] == [("hep", "compiler")]
+    code, markdown, _ = run([str(tmp_path / "old"), str(tmp_path / "new")], capsys)
+    assert code == 0 and f"`{STACK}`, every" not in markdown
+
+
+@pytest.mark.parametrize("stray", [False, True], ids=["move", "stray"])
+def test_git_mode_cold_and_warm_says_what_directories_say(
+    stray: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In git mode the unchanged pages are only counted (cold: from their text; warm: from the
+    tally cache): the move, or its absence, is the same, in the same bytes."""
+    from test_cache import as_directories, committed, snapdiff
+
+    _quiet_day(tmp_path / "day", stray)
+    repo = committed(tmp_path / "day", tmp_path / "repo")
+    for extra in (["--format", "json"], [], ["--for", "github"], ["--format", "text"]):
+        shutil.rmtree(tmp_path / "cache", ignore_errors=True)
+        cold = snapdiff(repo, tmp_path / "cache", *extra)
+        assert any((tmp_path / "cache").rglob("*")), "a cold run stores its tallies"
+        warm = snapdiff(repo, tmp_path / "cache", *extra)
+        assert warm == cold
+        with monkeypatch.context() as here:  # `old` and `new` as folders, named as the tags
+            here.chdir(tmp_path / "day")
+            code, directories, _ = run(["old", "new", *extra], capsys)
+        assert code == 0
+        if extra[-1:] == ["json"]:
+            assert as_directories(cold) == json.loads(directories)
+            continue
+        # the same bytes, but for the commit ids and dates only git revisions have
+        assert re.sub(r" \(`?[0-9a-f]{7}`?, [0-9-]{10}\)", "", cold) == directories
+        said = QUIET_TEXT if extra[-1:] == ["text"] else QUIET_MOVE
+        assert (said in cold) is not stray

@@ -18,14 +18,18 @@ Key = tuple[str, str]  # (tag, package name) of a page; (tag, stack) of a stack
 Coverage = dict[Key, tuple[int, set[str]]]  # (tag, stack) -> (spec count, package names)
 
 
-def _counts(pages: Mapping[Key, Page], keys: Iterable[Key]) -> Counter[Key]:
-    """Spec count of every (tag, stack) over some pages (those both sides hold alike)."""
+def _counts(pages: Mapping[Key, Page], keys: Iterable[Key]) -> tuple[Counter[Key], Counter[Key]]:
+    """Spec count of every (tag, stack) over some pages (those both sides hold alike), and of
+    its specs with a compiler (not `none`)."""
     counts: Counter[Key] = Counter()
+    compiled: Counter[Key] = Counter()
     for key in keys:
         tag = key[0]
         for stack, count in pages[key].stack_counts:
             counts[(tag, stack)] += count
-    return counts
+        for stack, count in pages[key].compiled_counts:
+            compiled[(tag, stack)] += count
+    return counts, compiled
 
 
 def _coverage(pages: Mapping[Key, Page], keys: Iterable[Key]) -> Coverage:
@@ -122,19 +126,24 @@ def stack_coverage(
     equal on both sides and only counted, once, like the pages both sides hold only as counts
     (`rest`).
     """
-    same = _counts(new, old.keys() - set(differing))
+    same, compiled = _counts(new, old.keys() - set(differing))
     same.update(rest.stacks)
+    compiled.update(rest.compiled)
     before, after = _coverage(old, differing), _coverage(new, differing)
     changes = _stack_changes(same, before, after)
     root = _root_counts(same, before, after, (_totals(old, rest), _totals(new, rest)))
-    # a stack that an unchanged page holds keeps that page's values on both sides: no move;
-    # nor does one whose packages were all replaced (its coverage tells it)
+    # a stack that an unchanged page holds keeps that page's values on both sides: no move,
+    # but on the compiler dimension when its specs there all have no compiler (they are set
+    # aside on both sides); nor does one whose packages were all replaced (its coverage tells
+    # it; a package of an unchanged page is on both sides)
     candidates = sorted(
         key
-        for key in (before.keys() & after.keys()) - same.keys()
-        if key[1] != ROOT and before[key][1] & after[key][1]
+        for key in before.keys() & after.keys()
+        if key[1] != ROOT and not compiled[key] and (key in same or before[key][1] & after[key][1])
     )
-    moved = stack_moves(old, new, differing, candidates, before, after) if candidates else []
+    moved = (
+        stack_moves(old, new, differing, candidates, (before, after), same) if candidates else []
+    )
     return StackCoverage(
         changes,
         moved,
@@ -192,17 +201,24 @@ def stack_moves(
     new: Mapping[Key, Page],
     differing: list[Key],
     candidates: list[Key],
-    before: Coverage,
-    after: Coverage,
+    coverage: tuple[Coverage, Coverage],
+    unchanged: Counter[Key],
 ) -> list[StackMove]:
     """Stacks whose specs all had values in one set along a dimension and now all in another,
-    the sets disjoint (SPEC section 2a); `candidates` are held by differing pages only."""
+    the sets disjoint (SPEC section 2a). `coverage` is that of the differing pages on each
+    side; `unchanged` counts the specs of each stack that pages equal on both sides hold (of a
+    candidate, all with no compiler): such a stack can move on the compiler dimension only."""
     moves = []
+    before, after = coverage
     values_old, written_old = _values(old, differing, set(candidates))
     values_new, written_new = _values(new, differing, set(candidates))
     for key in candidates:
         spelling = written_old[key] | written_new[key]
-        for dimension in MOVE_DIMENSIONS:
+        held = unchanged[key]  # the specs of unchanged pages, with no compiler on both sides
+        if held:
+            for values in (values_old, values_new):
+                values[key]["compiler"][NO_COMPILER] += held
+        for dimension in ("compiler",) if held else MOVE_DIMENSIONS:
             found = _moved(values_old[key][dimension], values_new[key][dimension], dimension)
             if found is None:
                 continue
@@ -214,8 +230,8 @@ def stack_moves(
                     dimension,
                     tuple(sorted(was)),
                     tuple(sorted(now)),
-                    before[key][0] - aside_old,
-                    after[key][0] - aside_new,
+                    before[key][0] + held - aside_old,
+                    after[key][0] + held - aside_new,
                     renamed({c: spelling.get(c, c) for c in named}),
                     aside_old,
                     aside_new,

@@ -48,10 +48,17 @@ def _narrow(page: Page, filters: Filters) -> Page | None:
     entries = page.entries if len(kept) == len(page.entries) else page.entries.subset(kept)
     asked = in_question(filters)
     counts = tuple((stack, n) for stack, n in entries.counts if asked(stack))
+    compiled = tuple((stack, n) for stack, n in entries.compiled if asked(stack))
     if entries is page.entries and counts == page.stack_counts:
         return page
     # the digest stays: equal original content still means equal narrowed content
-    return dataclasses.replace(page, entries=entries, spec_count=len(entries), stack_counts=counts)
+    return dataclasses.replace(
+        page,
+        entries=entries,
+        spec_count=len(entries),
+        stack_counts=counts,
+        compiled_counts=compiled,
+    )
 
 
 def _values(name: str, sides: tuple[Snapshot, Snapshot]) -> set[str]:

@@ -24,9 +24,11 @@ import orjson
 
 from ..errors import InputError
 from ..model import (
+    NO_COMPILER,
     Configuration,
     Entry,
     PageEntries,
+    compiler_of,
     configuration_of,
     written_as,
 )
@@ -40,7 +42,8 @@ __all__ = ["FIX", "Entries", "check_entries", "json_value"]  # the checks re-exp
 class Entries(Mapping[str, Entry]):
     """One page's entries by hash, sorted: checked mappings once read, texts until then.
 
-    `counts` (entries per stack), `stacks` and `versions` are those of all its entries.
+    `counts` (entries per stack), `stacks` and `versions` are those of all its entries;
+    `compiled` counts per stack those with a compiler (not `none`).
     """
 
     __slots__ = (
@@ -51,6 +54,7 @@ class Entries(Mapping[str, Entry]):
         "_read",
         "_rows",
         "_texts",
+        "compiled",
         "counts",
         "source",
         "stacks",
@@ -63,6 +67,7 @@ class Entries(Mapping[str, Entry]):
         texts: dict[str, bytes] | None,
         read: dict[str, Entry],
         counts: Counts,
+        compiled: Counts,
         versions: frozenset[str],
         rows: Rows | None = None,
     ) -> None:
@@ -75,6 +80,7 @@ class Entries(Mapping[str, Entry]):
         self._kept: dict[str, Entry] = {}
         self._differs: tuple[weakref.ref[PageEntries], tuple[str, ...]] | None = None
         self.counts = counts
+        self.compiled = compiled
         self.stacks = frozenset(stack for stack, _ in counts)
         self.versions = versions
         self._rows = rows  # what the regular expression found, when read as text
@@ -85,14 +91,19 @@ class Entries(Mapping[str, Entry]):
         found = Line(line)
         if not found.ok:
             return None
-        return cls(source, found.texts, {}, found.counts, found.versions, Rows(found.found))
+        return cls(
+            source, found.texts, {}, found.counts, found.compiled, found.versions, Rows(found.found)
+        )
 
     @classmethod
     def from_read(cls, entries: Mapping[str, Entry], source: str) -> Entries:
         """Entries already parsed and checked (`check_entries`), sorted by hash."""
         counts = stack_counts((entry["stacks"], 1) for entry in entries.values())
+        compiled = stack_counts(
+            (entry["stacks"], 1) for entry in entries.values() if compiler_of(entry) != NO_COMPILER
+        )
         versions = frozenset(v for entry in entries.values() for v in entry["versions"])
-        return cls(source, None, dict(entries), counts, versions)
+        return cls(source, None, dict(entries), counts, compiled, versions)
 
     def subset(self, digests: Iterable[str]) -> Entries:
         """Only these entries (each one of ours), read."""

@@ -7,14 +7,24 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
+from itertools import compress
 from operator import itemgetter
 
 import orjson
 
-from ..model import Configuration, normal_compiler, normal_variants
+from ..model import NO_COMPILER, Configuration, normal_compiler, normal_variants
 from ..versions import spec_version
 
-__all__ = ["Counts", "Line", "Rows", "configuration", "stack_counts", "text_list", "version_of"]
+__all__ = [
+    "NO_COMPILER_TEXT",
+    "Counts",
+    "Line",
+    "Rows",
+    "configuration",
+    "stack_counts",
+    "text_list",
+    "version_of",
+]
 
 # One entry as the generator writes it; more keys may follow `versions`.
 _ENTRY = re.compile(
@@ -60,6 +70,7 @@ class Line:
     def __init__(self, line: bytes) -> None:
         self.texts: dict[str, bytes] = {}
         self.counts: Counts = ()
+        self.compiled: Counts = ()  # entries per stack of those with a compiler (not `none`)
         self.versions: frozenset[str] = frozenset()
         self.found: list[Match] = []  # what the regular expression found of each entry
         self.ok = line == b"[]" or self._read(line)
@@ -89,7 +100,10 @@ class Line:
         if len(self.texts) != count or "" in self.texts:
             return False  # a hash twice, or an empty one
         self.found = found
-        return self._lists(stacks, versions, variants)
+        if not self._lists(stacks, versions, variants):
+            return False
+        self.compiled = _compiled(found, stacks, self.counts)
+        return True
 
     def _lists(self, stacks: list[bytes], versions: list[bytes], variants: list[bytes]) -> bool:
         """Counts and versions from the distinct list texts; False if one is bad."""
@@ -110,6 +124,21 @@ _COLUMNS = (itemgetter(1), itemgetter(4), itemgetter(6), itemgetter(7))
 _CONFIG_VERSION = itemgetter(2, 3, 5, 0, 6, 7)
 _CONFIG_STACKS = itemgetter(2, 3, 5, 0, 6, 4)
 Facet = tuple[bytes, bytes, bytes, bytes, bytes, bytes]
+_NONE = NO_COMPILER.encode()
+NO_COMPILER_TEXT = b'"compiler": "' + _NONE + b'"'  # as an entry with no compiler writes it
+
+
+def _compiled(found: list[Match], stacks: list[bytes], counts: Counts) -> Counts:
+    """Entries per stack of those whose compiler is not `none`, of entries with these stack
+    lists (already read) and `counts` per stack."""
+    compilers = list(map(itemgetter(0), found))
+    without = compilers.count(_NONE)
+    if not without:
+        return counts
+    if without == len(compilers):
+        return ()
+    kept = compress(stacks, map(_NONE.__ne__, compilers))
+    return stack_counts((text_list(text), n) for text, n in Counter(kept).items())
 
 
 class Rows:

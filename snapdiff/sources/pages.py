@@ -17,8 +17,9 @@ from typing import Any, NamedTuple, TypeGuard
 import orjson
 
 from ..errors import InputError
-from ..model import Page
+from ..model import NO_COMPILER, Page
 from .entries import FIX, Entries, check_entries
+from .entryline import NO_COMPILER_TEXT
 from .frontmatter import fast_fields, read_fields
 
 __all__ = [
@@ -168,7 +169,7 @@ def parse_page(data: bytes, source: str, digest: str, full: bool = True) -> Pars
     fields, entries = _entries(data, source)
     tag, name = _identity(fields, source)
     kept = entries if full else None
-    page = Page(tag, name, source, digest, kept, len(entries), entries.counts)
+    page = Page(tag, name, source, digest, kept, len(entries), entries.counts, entries.compiled)
     warnings = _meta_warnings(fields.get("meta"), page, entries.versions)
     return ParsedPage(page, tuple(entries), warnings)
 
@@ -224,7 +225,8 @@ def counts_from_meta(data: bytes, source: str, digest: str) -> ParsedPage:
 
     For content both sides hold (equal by construction, never compared). The number of `"hash":`
     keys in `spec_details` must match meta's `num_specs`; when it does not, or meta lacks the
-    counts, or the page is in another form, it is parsed for its counts instead (and any
+    counts, or the page is in another form, or some of its specs have a compiler and some do
+    not (meta does not count them per stack), it is parsed for its counts instead (and any
     disagreement between meta and spec_details is warned about).
     """
     check_size(len(data), source)
@@ -245,6 +247,35 @@ def counts_from_meta(data: bytes, source: str, digest: str) -> ParsedPage:
         or data.count(b'"hash":', *found[1]) != count
     ):
         return parse_page(data, source, digest, full=False)
+    counts = tuple(sorted(by_stack.items()))
+    compiled = _compiled(data, found[1], count, counts, meta.get("compilers"))
+    if compiled is None:
+        return parse_page(data, source, digest, full=False)
     tag, name = _identity(fields, source)
-    page = Page(tag, name, source, digest, None, count, tuple(sorted(by_stack.items())))
+    page = Page(tag, name, source, digest, None, count, counts, compiled)
     return ParsedPage(page, (), [])
+
+
+def _compiled(
+    data: bytes,
+    where: tuple[int, int],
+    count: int,
+    counts: tuple[tuple[str, int], ...],
+    compilers: object,
+) -> tuple[tuple[str, int], ...] | None:
+    """Specs per stack with a compiler (not `none`) of `count` entries (as many `"hash":`
+    keys) held as `counts` per stack, when meta's `compilers` or the `spec_details` text at
+    `where` tell them at once: all of them when meta lists no `none` (if it lies, a stack
+    looks compiled: it cannot move, never a false move) or no entry writes
+    `"compiler": "none"`, none when each of the `count` entries (as many `{`: no nested
+    object) does; else None (the entries must be read). (`"compiler": "none"` is a key and its
+    value wherever it is: a string holds no bare `"`.)"""
+    if isinstance(compilers, list) and NO_COMPILER not in compilers:
+        return counts
+    start, end = where
+    without = data.count(NO_COMPILER_TEXT, start, end)
+    if not without:
+        return counts
+    if without == count == data.count(b"{", start, end):
+        return ()
+    return None

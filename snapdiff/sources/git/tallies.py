@@ -35,7 +35,7 @@ class UnitTally:
     takes about 3 ms; its counts a tenth of that).
     """
 
-    __slots__ = ("_names", "_raw_names", "notes", "pages", "source", "specs", "stacks")
+    __slots__ = ("_names", "_raw_names", "compiled", "notes", "pages", "source", "specs", "stacks")
 
     def __init__(self, names: dict[str, str] | None = None, raw_names: bytes = b"{}") -> None:
         self._names = names  # name_key(tag, name) -> path; None until read from _raw_names
@@ -44,6 +44,8 @@ class UnitTally:
         self.pages: Counter[str] = Counter()  # tag -> pages
         self.specs: Counter[str] = Counter()  # tag -> specs
         self.stacks: Counter[tuple[str, str]] = Counter()  # (tag, stack) -> specs
+        # (tag, stack) -> specs with a compiler (not `none`)
+        self.compiled: Counter[tuple[str, str]] = Counter()
         self.notes: dict[str, list[str]] = {}  # path -> warnings, unlabelled
 
     @property
@@ -58,6 +60,8 @@ class UnitTally:
         self.specs[page.tag] += page.spec_count
         for stack, count in page.stack_counts:
             self.stacks[(page.tag, stack)] += count
+        for stack, count in page.compiled_counts:
+            self.compiled[(page.tag, stack)] += count
         if notes:
             self.notes[path] = notes
 
@@ -75,6 +79,8 @@ class UnitTally:
         _take(self.specs, page.tag, page.spec_count)
         for stack, count in page.stack_counts:
             _take(self.stacks, (page.tag, stack), count)
+        for stack, count in page.compiled_counts:
+            _take(self.compiled, (page.tag, stack), count)
         self.notes.pop(path, None)
         return True
 
@@ -82,6 +88,7 @@ class UnitTally:
         copied = UnitTally(dict(self.names))
         copied.pages, copied.specs = Counter(self.pages), Counter(self.specs)
         copied.stacks, copied.notes = Counter(self.stacks), dict(self.notes)
+        copied.compiled = Counter(self.compiled)
         return copied
 
     def to_json(self) -> bytes:
@@ -89,7 +96,8 @@ class UnitTally:
         counts = {
             "pages": self.pages,
             "specs": self.specs,
-            "stacks": sorted([tag, stack, n] for (tag, stack), n in self.stacks.items()),
+            "stacks": _rows(self.stacks),
+            "compiled": _rows(self.compiled),
             "notes": self.notes,
         }
         sort = orjson.OPT_SORT_KEYS
@@ -106,9 +114,7 @@ class UnitTally:
         tally = cls(None, raw_names)
         tally.source = source
         tally.pages, tally.specs = _counts(data["pages"]), _counts(data["specs"])
-        for tag, stack, count in data["stacks"]:
-            _strings(tag, stack)
-            tally.stacks[(tag, stack)] = _count(count)
+        tally.stacks, tally.compiled = _by_stack(data["stacks"]), _by_stack(data["compiled"])
         notes = data["notes"]
         if type(notes) is not dict:
             raise ValueError("not a tally")
@@ -117,12 +123,12 @@ class UnitTally:
                 raise ValueError("not a tally")
             _strings(*said)
             tally.notes[path] = said
-        if tally.specs.keys() - tally.pages.keys():
+        if tally.specs.keys() - tally.pages.keys() or tally.compiled.keys() - tally.stacks.keys():
             raise ValueError("not a tally")
         return tally
 
 
-_COUNTS = {"pages", "specs", "stacks", "notes"}  # the keys of a tally's first line
+_COUNTS = {"pages", "specs", "stacks", "compiled", "notes"}  # the keys of a tally's first line
 
 
 def _names(raw: bytes, count: int, source: str) -> dict[str, str]:
@@ -143,6 +149,22 @@ def _counts(value: object) -> Counter[str]:
     if type(value) is not dict:
         raise ValueError("not counts")
     return Counter({key: _count(n) for key, n in value.items()})
+
+
+def _rows(counts: Counter[tuple[str, str]]) -> list[list[str | int]]:
+    """Counts per (tag, stack) as sorted [tag, stack, count] rows."""
+    return sorted([tag, stack, n] for (tag, stack), n in counts.items())
+
+
+def _by_stack(rows: object) -> Counter[tuple[str, str]]:
+    """`_rows`' rows as counts per (tag, stack)."""
+    if type(rows) is not list:
+        raise ValueError("not counts")
+    found: Counter[tuple[str, str]] = Counter()
+    for tag, stack, count in rows:
+        _strings(tag, stack)
+        found[(tag, stack)] = _count(count)
+    return found
 
 
 def _take(counter: Counter[Any], key: Any, count: int) -> None:
@@ -169,8 +191,10 @@ def total(tallies: Iterable[UnitTally]) -> Tally:
     pages: Counter[str] = Counter()
     specs: Counter[str] = Counter()
     stacks: Counter[tuple[str, str]] = Counter()
+    compiled: Counter[tuple[str, str]] = Counter()
     for tally in tallies:
         pages.update(tally.pages)
         specs.update(tally.specs)
         stacks.update(tally.stacks)
-    return Tally(dict(+pages), dict(+specs), dict(+stacks))
+        compiled.update(tally.compiled)
+    return Tally(dict(+pages), dict(+specs), dict(+stacks), dict(+compiled))

@@ -23,7 +23,7 @@ from .tallies import UnitTally
 
 __all__ = ["FORMAT", "MAX_BYTES", "TallyCache", "default_cache_dir"]
 
-FORMAT = 2  # bump when what a tally holds, or how pages are counted, changes (then old files
+FORMAT = 3  # bump when what a tally holds, or how pages are counted, changes (then old files
 # are simply not found: they sit in another folder)
 MAX_BYTES = 256 * 2**20  # the folder's size bound: about 40 all-tags revisions
 _MAGIC = b"snapdiff-tally"

@@ -179,7 +179,14 @@ def load_indexes(source: str, indexes: Iterable[Index], tag: str) -> Snapshot:
         content = orjson.dumps([tag, name, entries], option=orjson.OPT_SORT_KEYS)
         read = Entries.from_read(entries, f"{source}: {name}")
         pages[(tag, name)] = Page(
-            tag, name, read.source, blob_digest(content), read, len(read), read.counts
+            tag,
+            name,
+            read.source,
+            blob_digest(content),
+            read,
+            len(read),
+            read.counts,
+            read.compiled,
         )
     if not pages:
         raise InputError(source, "no build-cache records (in_buildcache: true) found", _FIX)

@@ -6,10 +6,22 @@ import json
 from collections import Counter
 from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any, NamedTuple, Protocol
 
-__all__ = ["Configuration", "Filters", "Page", "Snapshot", "Spec", "Tally"]
+from .normal import canonical_json, compiler_of, normal_variants
+
+__all__ = [
+    "NOTHING",
+    "Configuration",
+    "Entry",
+    "Filters",
+    "Page",
+    "PageEntries",
+    "Snapshot",
+    "Spec",
+    "Tally",
+    "configuration_of",
+]
 
 
 class Configuration(NamedTuple):
@@ -88,68 +100,6 @@ class Spec(NamedTuple):
         return Configuration(self.os, self.platform, self.target, self.compiler, self.variants)
 
 
-NO_COMPILER = "none"  # the compiler of a spec whose page records none (SPEC section 2a)
-# Compilers Spack 1.0 names by package (SPEC section 2a); older pages use the short name.
-_COMPILER_PACKAGES = {"oneapi": "intel-oneapi-compilers", "clang": "llvm"}
-
-
-def canonical_json(value: object) -> str:
-    """A value as JSON with sorted keys: equal values, equal text (the loader has checked it is
-    plain JSON, nested a few levels at most)."""
-    return json.dumps(value, sort_keys=True)
-
-
-@lru_cache(maxsize=4096)  # a catalogue has a few dozen compilers, spelled a few ways
-def normal_compiler(compiler: str) -> str:
-    """A compiler as Spack 1.0 names it: `gcc@=11.4.0` is `gcc@11.4.0`, `oneapi@X` is
-    `intel-oneapi-compilers@X`, `clang@X` is `llvm@X`."""
-    name, at, version = compiler.replace("@=", "@").partition("@")
-    return f"{_COMPILER_PACKAGES.get(name, name)}{at}{version}"
-
-
-# Compilers and variants the pages write otherwise than normalised (SPEC section 2):
-# (normalised, as written, `@=` read as `@`), e.g. (`intel-oneapi-compilers@2024.2.0`,
-# `oneapi@2024.2.0`) or (`patches=5c7a3c0`, `patches:=5c7a3c0`)
-Spellings = tuple[tuple[str, str], ...]
-
-
-def renamed(*spellings: Mapping[str, str]) -> Spellings:
-    """The values of these spellings (normalised -> as written; a later one wins) that the
-    pages write otherwise: what a sentence must print for a reader to find them there."""
-    merged: dict[str, str] = {}
-    for spelling in spellings:
-        merged.update(spelling)
-    return tuple(sorted((normal, said) for normal, said in merged.items() if normal != said))
-
-
-def written_as(compilers: Iterable[str], variants: Iterable[str]) -> dict[str, str]:
-    """Each normalised compiler and variant as written (`@=` read as `@`); of several ways of
-    writing one, the last in sorted order."""
-    found = {normal_compiler(c): c.replace("@=", "@") for c in sorted(compilers)}
-    found.update((normal_variant(v), v) for v in sorted(variants))
-    return found
-
-
-def normal_variants(variants: Iterable[str]) -> tuple[str, ...]:
-    """Variants as a sorted set, Spack 1.0's multi-valued `name:=value` read as `name=value`."""
-    return _normal_variants(tuple(variants))
-
-
-@lru_cache(maxsize=65536)  # a catalogue has a few thousand distinct variant lists
-def _normal_variants(variants: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(sorted({normal_variant(v) for v in variants}))
-
-
-def normal_variant(variant: str) -> str:
-    """A variant with Spack 1.0's multi-valued `name:=value` read as `name=value`."""
-    return variant.replace(":=", "=", 1) if ":=" in variant else variant
-
-
-def compiler_of(entry: Mapping[str, Any]) -> str:
-    """An entry's compiler, normalised."""
-    return normal_compiler(str(entry.get("compiler", "")))
-
-
 def configuration_of(entry: Mapping[str, Any]) -> Configuration:
     """What Spec.from_entry(entry).configuration() gives, without building the whole Spec."""
     return Configuration(
@@ -175,6 +125,7 @@ class PageEntries(Protocol):
     """
 
     counts: tuple[tuple[str, int], ...]  # (stack, entries in it), sorted by stack
+    compiled: tuple[tuple[str, int], ...]  # (stack, entries in it with a compiler), sorted
     stacks: frozenset[str]
     versions: frozenset[str]
 
@@ -209,6 +160,9 @@ class Page:
     entries: PageEntries | None  # by hash, sorted; None when only the counts were read
     spec_count: int
     stack_counts: tuple[tuple[str, int], ...]  # (stack, specs in it), sorted by stack
+    # (stack, specs in it with a compiler: not `none`), sorted by stack; a stack whose specs
+    # here all have no compiler is left out
+    compiled_counts: tuple[tuple[str, int], ...]
 
     def at(self, source: str) -> Page:
         """The same page read from another place."""
@@ -220,6 +174,7 @@ class Page:
             self.entries,
             self.spec_count,
             self.stack_counts,
+            self.compiled_counts,
         )
 
 
@@ -231,6 +186,7 @@ class Tally:
     pages: Mapping[str, int]  # tag -> pages
     specs: Mapping[str, int]  # tag -> specs
     stacks: Mapping[tuple[str, str], int]  # (tag, stack) -> specs
+    compiled: Mapping[tuple[str, str], int]  # (tag, stack) -> specs with a compiler (not `none`)
 
     @property
     def page_count(self) -> int:
@@ -238,7 +194,7 @@ class Tally:
         return sum(self.pages.values())
 
 
-NOTHING = Tally({}, {}, {})
+NOTHING = Tally({}, {}, {}, {})
 
 
 @dataclass(frozen=True, slots=True)

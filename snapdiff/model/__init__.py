@@ -1,0 +1,50 @@
+"""What is loaded: typed records (`records`) and the normalisation they are compared by
+(`normal`). No I/O."""
+
+from __future__ import annotations
+
+from .normal import (
+    NO_COMPILER,
+    Spellings,
+    canonical_json,
+    compiler_of,
+    normal_compiler,
+    normal_variant,
+    normal_variants,
+    renamed,
+    written_as,
+)
+from .records import (
+    NOTHING,
+    Configuration,
+    Entry,
+    Filters,
+    Page,
+    PageEntries,
+    Snapshot,
+    Spec,
+    Tally,
+    configuration_of,
+)
+
+__all__ = [
+    "NOTHING",
+    "NO_COMPILER",
+    "Configuration",
+    "Entry",
+    "Filters",
+    "Page",
+    "PageEntries",
+    "Snapshot",
+    "Spec",
+    "Spellings",
+    "Tally",
+    "canonical_json",
+    "compiler_of",
+    "configuration_of",
+    "normal_compiler",
+    "normal_variant",
+    "normal_variants",
+    "renamed",
+    "written_as",
+]
