@@ -103,32 +103,49 @@ def _named(words: str, names: Sequence[str]) -> Sentence:
 
 
 def _count(report: Report, count: _Count) -> tuple[int, Sentence]:
-    """(how many times the report trips the gate, what to say of it)."""
-    packages = [p for p in report.packages if count.kept(package=p.name)]
+    """(how many times the report trips the gate, what to say of it). The allow-list is asked
+    only of what would count, so an entry is said to be used only when it excused something."""
     if count.gate == "removed-packages":
-        n = sum(1 for p in packages if p.status == "removed")
+        n = sum(1 for p in report.packages if p.status == "removed" and count.kept(package=p.name))
         return n, Sentence(f"{_n(n, 'package')} removed")
     if count.gate == "removed-specs":
-        n = sum(len(p.specs_removed) for p in packages)
+        n = sum(
+            len(p.specs_removed)
+            for p in report.packages
+            if p.specs_removed and count.kept(package=p.name)
+        )
         return n, Sentence(f"{_n(n, 'spec')} removed")
     if count.gate == "downgrade":
-        names = [p.name for p in packages if p.bump and p.bump.kind == "downgrade"]
+        names = [
+            p.name
+            for p in report.packages
+            if p.bump and p.bump.kind == "downgrade" and count.kept(package=p.name)
+        ]
         whose = "1 package's" if len(names) == 1 else f"{len(names):,} packages'"
         return len(names), _named(f"{whose} highest version went down: ", names)
     if count.gate == "stack-loss":
         stacks = [s for s in report.stacks if s.status == "removed" and count.kept(stack=s.name)]
-        losing = [p for p in packages if any(count.kept(stack=s) for s in p.stacks_removed)]
+        losing = [
+            p
+            for p in report.packages
+            if p.stacks_removed
+            and count.kept(package=p.name)
+            and any(count.kept(stack=s) for s in p.stacks_removed)
+        ]
         n = len(stacks) + len(losing)
         said = f"{_n(len(stacks), 'stack')} removed, {_n(len(losing), 'package')} lost a stack"
         return n, Sentence(said)
-    s = report.summary
+    packages = [p for p in report.packages if count.kept(package=p.name)]
     kinds = {
-        "package": s.packages_added + s.packages_removed + s.packages_changed,
-        "spec": s.specs_added + s.specs_removed + s.specs_changed,
-        "stack": s.stacks_added + s.stacks_removed + s.stacks_changed,
+        "package": len(packages),
+        "spec": sum(
+            len(p.specs_added) + len(p.specs_removed) + len(p.specs_changed) for p in packages
+        ),
+        "stack": sum(1 for s in report.stacks if count.kept(stack=s.name)),
     }
-    said = ", ".join(_n(n, kind) for kind, n in kinds.items())
-    return s.total, Sentence(f"{_n(s.total, 'change')}: {said} added, removed or changed")
+    n = sum(kinds.values())
+    said = ", ".join(_n(k, kind) for kind, k in kinds.items())
+    return n, Sentence(f"{_n(n, 'change')}: {said} added, removed or changed")
 
 
 def tripped(

@@ -265,3 +265,32 @@ def test_a_report_without_gates_says_nothing_of_them(capsys: pytest.CaptureFixtu
     code, out, _ = run([V1, V2, "--format", "json"], capsys)
     assert code == 0 and json.loads(out)["gates"] == []
     assert "Gate" not in run([V1, V2], capsys)[1]
+
+
+def test_an_exemption_is_said_used_only_when_it_excused_something(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """py-jax went up, not down: an allow entry for its downgrade excused nothing and is not
+    reported; an entry for `any` takes the package's changes out of the count it reports."""
+    config = tmp_path / "trusted.yaml"
+    config.write_text(
+        "allow:\n"
+        "  - {gate: downgrade, package: py-jax, reason: pinned}\n"
+        "  - {gate: any, package: py-build, reason: noisy}\n"
+    )
+    sides = [V1, V2, "--config", str(config), "--format", "json"]
+    code, out, _ = run([*sides, "--fail-on", "downgrade", "--warn-on", "any"], capsys)
+    gates = {g["gate"]: g for g in json.loads(out)["gates"]}
+    assert code == 0 and "downgrade" not in gates  # nothing tripped, nothing excused
+    _, whole, _ = run([V1, V2, "--format", "json", "--no-config", "--warn-on", "any"], capsys)
+    report = json.loads(whole)
+    (everything,) = report["gates"]
+    summary = report["summary"]
+    kinds = ("packages", "specs", "stacks")
+    whole_count = sum(summary[f"{k}_{s}"] for k in kinds for s in ("added", "removed", "changed"))
+    assert everything["count"] == whole_count  # what the summary adds up, nothing excused
+    build = next(p for p in report["packages"] if p["name"] == "py-build")
+    build_changes = 1 + len(build["specs_added"]) + len(build["specs_removed"])
+    build_changes += len(build["specs_changed"])
+    assert gates["any"]["count"] == everything["count"] - build_changes
+    assert gates["any"]["allowed"] == [{"package": "py-build", "stack": None, "reason": "noisy"}]
