@@ -10,16 +10,15 @@ from typing import NamedTuple, Protocol
 from .compare.diff import diff_snapshots
 from .model import Filters, Snapshot
 from .report import (
-    Bump,
     Labeller,
     OneTag,
     PackageChange,
     StackChange,
     StackMove,
     Summary,
-    bump_order,
     one_tag,
 )
+from .versions import Bump, bump_order
 
 __all__ = ["Flap", "History", "PackagePath", "Pair", "Step", "StepBump", "history"]
 
@@ -45,7 +44,7 @@ class StepBump(NamedTuple):
 @dataclass(frozen=True, slots=True)
 class Step:
     """What one commit changed: its counts, the packages whose highest version moved (in the
-    diff's order, `report.bump_order`), the stacks that changed and those that moved (no more
+    diff's order, `versions.bump_order`), the stacks that changed and those that moved (no more
     of its report is kept, so a long range stays small)."""
 
     commit: str  # short id

@@ -272,7 +272,7 @@ def test_a_step_lists_bumps_then_stacks_apart_with_moves(
 def test_a_step_s_bumps_are_in_the_diff_s_order(
     repo: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Downgrades first, then by size (`report.bump_order`), as the diff's first screen."""
+    """Downgrades first, then by size (`versions.bump_order`), as the diff's first screen."""
     newest = git(repo, "rev-list", "-1", "--before=2025-04-02T12:00:00+0000", "main")
     assert main(["--repo", str(repo), f"{newest}~1", newest]) == 0
     first_screen = capsys.readouterr().out.split("<details>")[0]

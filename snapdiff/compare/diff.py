@@ -118,6 +118,12 @@ def diff_snapshots(
     describe=False leaves out the explanations (`changes`, `kept`); rebuilt specs still count,
     and stack moves are still found.
     """
+    if not old.pairs_with(new):
+        raise UsageError(
+            f"{old.source} and {new.source}",
+            "not a pair: content read only for its counts differs between the sides",
+            "load both sides together with load_pair, or each with load_snapshot",
+        )
     filters = filters or Filters()
     if filters.applied:
         check_filters(old, new, filters)
@@ -135,12 +141,6 @@ def diff_snapshots(
         or old_pages[key].digest != new_pages[key].digest
     ]
     packages = _packages(old_pages, new_pages, differing, describe, in_question(filters))
-    if old.rest != new.rest:
-        raise UsageError(
-            "diff_snapshots",
-            "the sides hold different content read only for its counts",
-            "load both sides together with load_pair",
-        )
     stacks = stack_coverage(old_pages, new_pages, differing, new.rest)
     # what the reports carry of paths and page data, on one line and valid UTF-8
     warnings = tuple(sorted({printable(w) for w in (*old.warnings, *new.warnings)}))

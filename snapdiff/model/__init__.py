@@ -25,6 +25,7 @@ from .records import (
     Spec,
     Tally,
     configuration_of,
+    counted_apart,
 )
 
 __all__ = [
@@ -42,6 +43,7 @@ __all__ = [
     "canonical_json",
     "compiler_of",
     "configuration_of",
+    "counted_apart",
     "normal_compiler",
     "normal_variant",
     "normal_variants",

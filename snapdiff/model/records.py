@@ -21,6 +21,7 @@ __all__ = [
     "Spec",
     "Tally",
     "configuration_of",
+    "counted_apart",
 ]
 
 
@@ -230,6 +231,22 @@ class Snapshot:
         """How many specs the snapshot holds."""
         held = sum(page.spec_count for page in self.pages.values())
         return held + sum(self.rest.specs.values())
+
+    def pairs_with(self, other: Snapshot) -> bool:
+        """Whether the two can be diffed: what either holds only as counts (pages with no
+        entries, and `rest`), the other holds alike. Snapshots read in full always pair."""
+        return self.rest == other.rest and not counted_apart(self, other)
+
+
+def counted_apart(old: Snapshot, new: Snapshot) -> bool:
+    """Whether a page read only for its counts differs from its counterpart: content both
+    sides hold, whose page one side left out (`--keep-going`, a package's second page)."""
+    for snapshot, other in (old, new), (new, old):
+        for key, page in snapshot.pages.items():
+            twin = other.pages.get(key)
+            if page.entries is None and (twin is None or twin.digest != page.digest):
+                return True
+    return False
 
 
 @dataclass(frozen=True, slots=True)

@@ -192,7 +192,7 @@ class MarkdownContext(TypedDict):
 
 
 class LogContext(TypedDict):
-    """What `log.md.j2` sees (README, "Templates")."""
+    """What `log.md.j2` sees (docs/templates.md)."""
 
     start_label: Safe
     end_label: Safe

@@ -5,7 +5,6 @@ from __future__ import annotations
 from .labels import Labeller, OneTag, one_tag
 from .records import (
     SCHEMA_VERSION,
-    Bump,
     Change,
     ChangeClass,
     Exemption,
@@ -22,12 +21,10 @@ from .records import (
     StackMove,
     Status,
     Summary,
-    bump_order,
 )
 
 __all__ = [
     "SCHEMA_VERSION",
-    "Bump",
     "Change",
     "ChangeClass",
     "Exemption",
@@ -46,6 +43,5 @@ __all__ = [
     "StackMove",
     "Status",
     "Summary",
-    "bump_order",
     "one_tag",
 ]

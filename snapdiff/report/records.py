@@ -6,11 +6,10 @@ from dataclasses import dataclass, field
 from typing import Literal, NamedTuple, get_args
 
 from ..model import Configuration, Filters, Spellings
-from ..versions import Bump, bump_order  # a package's version change, and its order
+from ..versions import Bump  # a package's version change
 from .labels import Labeller, OneTag, one_tag
 
 __all__ = [
-    "Bump",
     "Change",
     "ChangeClass",
     "Exemption",
@@ -27,7 +26,6 @@ __all__ = [
     "StackMove",
     "Status",
     "Summary",
-    "bump_order",
 ]
 
 SCHEMA_VERSION = 1  # of the JSON report

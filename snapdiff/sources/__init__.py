@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..errors import InputError
-from ..model import Filters, Snapshot
+from ..model import Filters, Snapshot, counted_apart
 from .git.changed import MixedUnits, Revisions
 from .git.reader import Progress
 from .git.repo import GitRepo
 from .git.tallycache import TallyCache
 from .kinds import LoadOptions, RevisionSource, Source, open_source, opened
-from .pair import Reading, SnapshotPair, counted_apart
+from .pair import Reading, SnapshotPair
 from .snapshot import PageCache, Problems, check_changed
 
 __all__ = [

@@ -12,13 +12,12 @@ from typing import Protocol
 
 from ..errors import InputError
 from ..model import Snapshot
-from . import pages as page_rules
 from .directory import read_directory
 from .git.reader import Progress, quiet, readable
 from .git.repo import GitRepo, TreeFile
 from .mirror.index import is_index_file, load_indexes, lone_stack
 from .mirror.layouts import MAX_INDEX_BYTES, Folder, Index, find_mirrors, index_of, is_url
-from .pages import ParsedPage, is_catalogue_path, is_page_content
+from .pages import MAX_PAGE_BYTES, ParsedPage, is_catalogue_path, is_page_content
 from .snapshot import PageBytes, PageCache, Problems, build_snapshot
 
 __all__ = ["LoadOptions", "RevisionSource", "Source", "open_source", "opened"]
@@ -102,7 +101,7 @@ class RevisionSource:
         for path, sha in self.files:
             if sha not in cache:
                 first_path.setdefault(sha, path)
-        blobs = self.repo.read_blobs(first_path, rev.arg, page_rules.MAX_PAGE_BYTES)
+        blobs = self.repo.read_blobs(first_path, rev.arg, MAX_PAGE_BYTES)
         for count, (sha, data) in enumerate(blobs, start=1):
             if count % _EVERY == 0:
                 self.progress(f"{rev.arg}: {count:,} of {len(first_path):,} pages")

@@ -9,7 +9,7 @@ from typing import Any, NamedTuple, Self
 from ..errors import SnapdiffError
 from ..model import Filters, Snapshot
 
-__all__ = ["Reading", "SnapshotPair", "counted_apart"]
+__all__ = ["Reading", "SnapshotPair"]
 
 
 class Reading(enum.Enum):
@@ -26,17 +26,6 @@ class Reading(enum.Enum):
         if filters is not None and filters.per_spec:
             return cls.EVERY_ENTRY
         return cls.EVERY_PAGE if filters is not None and filters.applied else cls.CHANGED
-
-
-def counted_apart(old: Snapshot, new: Snapshot) -> bool:
-    """Whether a page read only for its counts differs from its counterpart: content both
-    sides hold, whose page one side left out (`--keep-going`, a package's second page)."""
-    for snapshot, other in (old, new), (new, old):
-        for key, page in snapshot.pages.items():
-            twin = other.pages.get(key)
-            if page.entries is None and (twin is None or twin.digest != page.digest):
-                return True
-    return False
 
 
 class _Sides(NamedTuple):
@@ -60,7 +49,7 @@ class SnapshotPair(_Sides):
     __slots__ = ()
 
     def __new__(cls, old: Snapshot, new: Snapshot) -> Self:
-        if counted_apart(old, new) or old.rest != new.rest:
+        if not old.pairs_with(new):
             raise SnapdiffError(
                 f"{old.source} and {new.source}",
                 "not a pair: content read only for its counts differs between the sides",
