@@ -227,7 +227,7 @@ def markdown_context(
         "spack1": spack1(report, label),
         "added_by_class": class_counts(data["specs_by_class"], added=True),
         "removed_by_class": class_counts(data["specs_by_class"], added=False),
-        "notes": notes(report, data["specs_by_class"], label),
+        "notes": notes(report, label),
         "warnings": data["warnings"],
         "one_tag": report.one_tag(),
         "tags_counted": report.tags_counted(),

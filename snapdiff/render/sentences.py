@@ -11,6 +11,7 @@ from ..compare.classes import CLASSES, Words
 from ..model import Configuration
 from ..report import Change, Labeller, Report, RootCount, Sentence, StackMove
 from ..schema import ClassCountJSON
+from .jsonreport import specs_by_class
 from .markup import Safe, Said, Unlisted, code
 from .views import Explained, Notes, RootRow, Spack1, StackMoveGroup, StackMoveRow
 
@@ -185,9 +186,9 @@ ROOT_NOT_A_STACK = Sentence(
 )
 
 
-def notes(report: Report, counts: Mapping[str, ClassCountJSON], label: Labeller) -> Notes:
+def notes(report: Report, label: Labeller) -> Notes:
     """The report's notes and summary lines as sentences: the same words in every format."""
-    summary = report.summary
+    summary, counts = report.summary, specs_by_class(report)
     found = spack1(report, label)
     return {
         "root": [_root_note(row) for row in root_rows(report.root, label)],

@@ -14,7 +14,10 @@ from ..compare.classes import CLASSES
 from ..errors import printable
 from ..model import Configuration
 from ..report import Change, Labeller, PackageChange, Report, StackChange, StackMove
-from .sentences import cut, spack1
+from .markup import LIST_LIMIT
+from .sentences import cut
+from .sentences import notes as report_notes
+from .views import Notes
 
 __all__ = ["render_text"]
 
@@ -105,18 +108,6 @@ def _moves(moves: Iterable[StackMove], label: Labeller) -> list[str]:
     return lines
 
 
-def _root(report: Report, label: Labeller) -> list[str]:
-    """`root` where it does not hold every spec of its tag."""
-    return [
-        printable(
-            f"root{f' of {r.tag}' if label.several else ''} holds {r.specs_new:,} of the "
-            f"{r.total_new:,} spec{'' if r.total_new == 1 else 's'} ({r.specs_old:,} of "
-            f"{r.total_old:,} before)"
-        )
-        for r in report.root
-    ]
-
-
 def _configuration(config: Configuration, spelling: dict[str, str]) -> str:
     written = spelling.get(config.compiler, config.compiler)
     parts = [config.os, config.target, "no compiler (none)" if written == "none" else written]
@@ -135,24 +126,36 @@ def _change_lines(change: Change, spelling: dict[str, str]) -> list[str]:
     return lines
 
 
-def _explanations(report: Report, label: Labeller) -> list[str]:
-    """The note on the move to no compiler, then each changed package's sentences."""
-    lines: list[str] = []
-    note = spack1(report, lambda tag, name: printable(label(tag, name)))
-    if note:
-        n, k = note["configurations"], len(note["packages"])
-        lines.append(
-            f"from a compiler to no compiler (none): {n:,} configuration{'s' * (n != 1)} of "
-            f"{k:,} package{'s' * (k != 1)} ({', '.join(note['packages'])}), "
-            f"{note['specs_old']:,} → {note['specs_new']:,} spec{'s' * (note['specs_new'] != 1)}"
-            + (
-                f" ({note['with_other_moves']:,} of those configurations moved along another "
-                "dimension too)"
-                if note["with_other_moves"]
-                else ""
-            )
-            + "; none says only that the page records no compiler for a spec"
-        )
+def _some(items: tuple[str, ...]) -> str:
+    """Values comma-separated, cut after as many as a Markdown table cell shows."""
+    shown = ", ".join(items[:LIST_LIMIT])
+    return shown + (f", … and {len(items) - LIST_LIMIT:,} more" if len(items) > LIST_LIMIT else "")
+
+
+def _package_line(p: PackageChange, label: Labeller) -> str:
+    """A changed package's name, its specs added, removed and changed, the versions added and
+    removed and the stacks gained and lost: what the Markdown's tables say of it."""
+    parts = []
+    if p.specs_added or p.specs_removed:
+        parts.append(f"+{len(p.specs_added):,} −{len(p.specs_removed):,} specs")
+    if p.specs_changed:
+        parts.append(f"{len(p.specs_changed):,} changed")
+    said = [", ".join(parts)] if parts else []
+    for words, items in (
+        ("versions added", p.versions_added),
+        ("versions removed", p.versions_removed),
+        ("stacks gained", p.stacks_added),
+        ("stacks lost", p.stacks_removed),
+    ):
+        if items:
+            said.append(f"{words} {_some(items)}")
+    return f"{_name(p, label)}: {'; '.join(said)}" if said else _name(p, label)
+
+
+def _explanations(report: Report, notes: Notes, label: Labeller) -> list[str]:
+    """The summary lines by class and the note on the move to no compiler, then each changed
+    package's sentences."""
+    lines = [n.plain() for n in (notes["added"], notes["removed"], notes["spack1"]) if n]
     for p in report.packages:
         spelling = dict(p.spellings)
         said = [f"  - {line.plain()}" for line in p.kept]
@@ -162,7 +165,7 @@ def _explanations(report: Report, label: Labeller) -> list[str]:
         for change in p.changes:
             said += _change_lines(change, spelling)
         if p.status == "changed" and said:
-            lines += [_name(p, label), *said]
+            lines += [_package_line(p, label), *said]
     return [printable(line) for line in lines]
 
 
@@ -187,6 +190,9 @@ def render_text(report: Report, colour: bool = False) -> str:
         out.lines.append(f"counted per cache tag ({report.tags_counted():,} tags)")
     out.lines += _counts(report)
     out.lines.append(CHANGED_LEGEND)
+    notes = report_notes(report, label)
+    for line in notes["root"]:
+        out.lines += ["", printable(line.plain())]
     out.group("downgrades", _RED, _bumps(report.packages, "downgrade", label))
     out.group("upgrades", _GREEN, _bumps(report.packages, "upgrade", label))
     status: dict[str, list[str]] = {"removed": [], "added": []}
@@ -204,8 +210,9 @@ def render_text(report: Report, colour: bool = False) -> str:
     out.group("stacks removed", _RED, stacks["removed"])
     out.group("stacks added", _GREEN, stacks["added"])
     out.group("stacks moved", _YELLOW, _moves(report.stack_moves, label))
-    out.group("root not the tag's total", _YELLOW, _root(report, label))
-    explained = _explanations(report, label)
+    if report.stacks:
+        out.lines += ["", printable(notes["root_not_a_stack"].plain())]
+    explained = _explanations(report, notes, label)
     if explained:
         out.lines += ["", out.paint("why specs were added and removed", _BOLD)]
         out.lines += [f"  {line}" for line in explained]
