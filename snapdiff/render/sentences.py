@@ -18,6 +18,7 @@ from .views import Explained, Notes, RootRow, Spack1, StackMoveGroup, StackMoveR
 __all__ = [
     "CONFIGS_SHOWN",
     "class_counts",
+    "counted",
     "cut",
     "explained",
     "notes",
@@ -139,7 +140,8 @@ def class_counts(counts: Mapping[str, ClassCountJSON], added: bool) -> list[tupl
     return [(n, Safe(CLASSES[kind].summary(added, n))) for n, kind in found if n]
 
 
-def _plural(count: int, word: str) -> str:
+def counted(count: int, word: str) -> str:
+    """`1 spec`, `1,234 specs`: a count and snapdiff's own noun agreeing with it."""
     return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
@@ -158,9 +160,9 @@ def _spack1_note(note: Spack1) -> Sentence:
     """The move to no compiler (`none`), summed for the report, in one sentence."""
     n, packages, others = note["configurations"], note["packages"], note["with_other_moves"]
     said = Words().say("From a compiler to no compiler ({})", "none")
-    said.say(f": {_plural(n, 'configuration')} of {_plural(len(packages), 'package')} (")
+    said.say(f": {counted(n, 'configuration')} of {counted(len(packages), 'package')} (")
     said.say(", ".join("{}" for _ in packages) + "), ", *packages)
-    said.say(f"{note['specs_old']:,} → {_plural(note['specs_new'], 'spec')}")
+    said.say(f"{note['specs_old']:,} → {counted(note['specs_new'], 'spec')}")
     if others:
         said.say(f" ({others:,} of those configurations moved along another dimension too)")
     said.say(". {} says only that the page records no compiler for a spec; ", "none")
@@ -174,7 +176,7 @@ def _root_note(row: RootRow) -> Sentence:
         said.say(" of tag {}", row["tag"])
     said.say(", the merged cache, does not hold every spec: ")
     new, old = row["tag_specs_new"], row["tag_specs_old"]
-    said.say(f"{row['specs_new']:,} of the {_plural(new, 'spec')}" if new else "")
+    said.say(f"{row['specs_new']:,} of the {counted(new, 'spec')}" if new else "")
     said.say(", " if new and old else "")
     return said.say(f"{row['specs_old']:,} of {old:,} before." if old else ".").sentence()
 

@@ -1,8 +1,10 @@
 """`--format text`: a compact view for a terminal, one line per version change, grouped.
 
 Like `nvd diff`: counts, then downgrades, upgrades, packages removed and added, stacks removed,
-added and moved. Colour only where asked (the command line asks on a terminal, unless
-NO_COLOR is set); every string from the data is shown on one line, control characters escaped.
+added and moved, then why specs were added and removed, package by package. Its notes and
+summary lines are the Markdown's sentences (`sentences.notes`), without code spans. Colour
+only where asked (the command line asks on a terminal, unless NO_COLOR is set); every string
+from the data is shown on one line, control characters escaped.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from ..errors import printable
 from ..model import Configuration
 from ..report import Change, Labeller, PackageChange, Report, StackChange, StackMove
 from .markup import LIST_LIMIT
-from .sentences import cut
+from .sentences import counted, cut
 from .sentences import notes as report_notes
 from .views import Notes
 
@@ -42,10 +44,6 @@ class _Out:
             return
         self.lines += ["", self.paint(f"{title} ({len(items):,})", _BOLD + colour)]
         self.lines += [f"  {item}" for item in items]
-
-
-def _count(count: int, noun: str) -> str:
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def _name(p: PackageChange | StackChange, label: Labeller) -> str:
@@ -176,8 +174,8 @@ def render_text(report: Report, colour: bool = False) -> str:
     out.lines.append(printable(f"snapdiff: {report.old.source} → {report.new.source}"))
     if not report.summary.total:
         out.lines.append(
-            f"no changes: {_count(report.new.specs, 'spec')} of "
-            f"{_count(report.new.packages, 'package')}"
+            f"no changes: {counted(report.new.specs, 'spec')} of "
+            f"{counted(report.new.packages, 'package')}"
         )
         return "\n".join(out.lines) + "\n"
     found = report.one_tag()
@@ -205,7 +203,7 @@ def render_text(report: Report, colour: bool = False) -> str:
     for s in report.stacks:
         if s.status in stacks:
             stacks[s.status].append(
-                f"{_name(s, label)} ({_count(s.specs_old or s.specs_new, 'spec')})"
+                f"{_name(s, label)} ({counted(s.specs_old or s.specs_new, 'spec')})"
             )
     out.group("stacks removed", _RED, stacks["removed"])
     out.group("stacks added", _GREEN, stacks["added"])
