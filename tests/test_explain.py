@@ -481,7 +481,7 @@ def test_root_is_the_total_not_a_stack_row(tmp_path: Path) -> None:
     assert as_json(report)["root"] == [
         {"tag": "develop", "specs_old": 1, "specs_new": 2, "tag_specs_old": 1, "tag_specs_new": 3}
     ]
-    assert "root holds 2 of the 3 specs (1 of 1 before)" in render_text(report)
+    assert said.replace("`", "") in render_text(report).splitlines()  # the same words
 
 
 def test_the_move_to_no_compiler_is_summed_once_and_said_per_package(tmp_path: Path) -> None:

@@ -244,10 +244,13 @@ def test_every_compiler_and_variant_printed_is_written_so_on_a_page(
         assert f'"{value}"' in written, value
 
 
-# "1 specs", "→ 1 configurations", "1 spec with new hashes": a count of one with a plural noun
+# "1 specs", "→ 1 configurations", "1 spec with new hashes", and in a summary line "1 more
+# builds", "1 in new configurations", "1 of versions retired": a count of one with a plural noun
 # (a signed delta, "+1 −1 specs", is a column of counts, not a count of one)
 _ONE_PLURAL = re.compile(
-    r"(?<![\d,.+−])1 (?:specs|configurations|packages|stacks|builds|hashes|variant values)\b"
+    r"(?<![\d,.+−])1 (?:(?:more |fewer )?(?:specs|configurations|packages|stacks|builds)"
+    r"|hashes|variant values)\b"
+    r"|(?<![\d,.+−])1 (?:in|of) (?:\w+ )?(?:configurations|versions)\b"
     r"|\b1 (?:spec|more build) with new hashes"
 )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import re
 from pathlib import Path
 
 import pytest
@@ -80,7 +81,7 @@ def test_text_carries_the_markdown_s_explanations(capsys: pytest.CaptureFixture[
     assert code == 0
     assert "~ changed: a package with a spec added, removed or changed" in out
     assert (
-        "  from a compiler to no compiler (none): 7 configurations of 3 packages (py-build, "
+        "  From a compiler to no compiler (none): 7 configurations of 3 packages (py-build, "
         "py-jax, py-keras), 132 → 100 specs" in out
     )
     report = diff_snapshots(*load_pair(V1, V2))
@@ -113,3 +114,40 @@ def test_every_output_labels_by_the_report_s_one_rule() -> None:
             assert label(p.tag, p.name) == (f"{p.tag}/{p.name}" if several else p.name)
             assert f"  {label(p.tag, p.name)}" in text
             assert f"`{label(p.tag, p.name)}`" in markdown
+
+
+CASES = Path(__file__).parent / "cases"
+_SPAN = re.compile(r"(`+)( ?)(.+?)\2\1")
+_NOTES = ("`root`", "From a compiler to no compiler", "Specs added (", "Specs removed (")
+
+
+def _unspanned(line: str) -> str:
+    """A Markdown line with each code span replaced by its text (`|` unescaped)."""
+    return _SPAN.sub(lambda span: span.group(3).replace("\\|", "|"), line)
+
+
+def _said(markdown: str) -> list[str]:
+    """The notes and summary lines of a Markdown report, then every explanation sentence and
+    configuration line of its package-by-package section."""
+    lines = markdown.splitlines()
+    said = [line for line in lines if line.startswith(_NOTES)]
+    if "### What changed, package by package" in lines:
+        section = lines[lines.index("### What changed, package by package") + 1 :]
+        for line in section:
+            if line.startswith("### "):
+                break
+            if line.lstrip().startswith("- "):
+                said.append(line.lstrip()[2:])
+    return [_unspanned(line) for line in said]
+
+
+@pytest.mark.parametrize(
+    "case", sorted(p.name for p in CASES.iterdir() if (p / "expected.txt").exists())
+)
+def test_the_text_says_every_note_and_explanation_of_the_markdown(case: str) -> None:
+    markdown = (CASES / case / "expected.md").read_text(encoding="utf-8")
+    text = (CASES / case / "expected.txt").read_text(encoding="utf-8")
+    said = _said(markdown)
+    assert said or case == "stack-order-only", "nothing to compare"
+    for line in said:
+        assert line in text, line

@@ -14,7 +14,7 @@ from ..report import Change, ChangeClass, Sentence
 from .classify import ConfigVersions
 from .migrations import dimension_value
 
-__all__ = ["CLASSES", "ClassInfo", "Package", "Words"]
+__all__ = ["CLASSES", "ClassInfo", "Counted", "Package", "Words"]
 
 
 class Words:
@@ -189,6 +189,22 @@ def _by_move(change: Change) -> tuple[object, ...]:
     return (change.kind, change.configurations_old, change.dimensions)
 
 
+class Counted(NamedTuple):
+    """A class's words in a summary line after its count: for one spec, and for several."""
+
+    one: str
+    many: str
+
+    def agreeing(self, count: int) -> str:
+        """The words that agree with the count before them: "1 in a new configuration"."""
+        return self.one if count == 1 else self.many
+
+
+def _same(words: str) -> Counted:
+    """Words that read right after any count ("upgraded in a configuration kept")."""
+    return Counted(words, words)
+
+
 @dataclass(frozen=True, slots=True)
 class ClassInfo:
     """One class of explanation: `rank` orders a package's records (what a release engineer
@@ -199,45 +215,84 @@ class ClassInfo:
     rank: int
     merge_key: Callable[[Change], tuple[object, ...]]
     say: Callable[[Words, Change, Package], None]
-    added: str
-    removed: str | None = None
+    added: Counted
+    removed: Counted | None = None
     lists: bool = False
 
-    def summary(self, added: bool) -> str:
-        """What happened to the class's added (or removed) specs, in a summary line."""
-        return self.added if added or self.removed is None else self.removed
+    def summary(self, added: bool, count: int) -> str:
+        """What happened to `count` of the class's added (or removed) specs, in a summary
+        line after that count."""
+        words = self.added if added or self.removed is None else self.removed
+        return words.agreeing(count)
 
 
 # In the order of `ChangeClass`, which JSON's `specs_by_class` and the summary lines follow.
 CLASSES: dict[ChangeClass, ClassInfo] = {
     "rebuilt": ClassInfo(
-        3, _by_versions, _rebuilt, "rebuilt (same version and configuration, new hash)"
+        3, _by_versions, _rebuilt, _same("rebuilt (same version and configuration, new hash)")
     ),
     "upgrade": ClassInfo(
         1,
         _by_versions,
         _bumped,
-        "upgraded in a configuration kept",
-        "of a version upgraded in a configuration kept",
+        _same("upgraded in a configuration kept"),
+        _same("of a version upgraded in a configuration kept"),
     ),
     "downgrade": ClassInfo(
         0,
         _by_versions,
         _bumped,
-        "downgraded in a configuration kept",
-        "of a version downgraded in a configuration kept",
+        _same("downgraded in a configuration kept"),
+        _same("of a version downgraded in a configuration kept"),
     ),
     "version-retired": ClassInfo(
-        5, _by_versions, _version, "of versions retired from a configuration kept"
+        5,
+        _by_versions,
+        _version,
+        Counted(
+            "of a version retired from a configuration kept",
+            "of versions retired from a configuration kept",
+        ),
     ),
     "version-added": ClassInfo(
-        4, _by_versions, _version, "of versions added to a configuration kept"
+        4,
+        _by_versions,
+        _version,
+        Counted(
+            "of a version added to a configuration kept",
+            "of versions added to a configuration kept",
+        ),
     ),
-    "more-builds": ClassInfo(6, _by_versions, _builds, "more builds of a version kept"),
-    "fewer-builds": ClassInfo(7, _by_versions, _builds, "fewer builds of a version kept"),
-    "new-configuration": ClassInfo(8, _by_class, _whole, "in new configurations", lists=True),
+    "more-builds": ClassInfo(
+        6,
+        _by_versions,
+        _builds,
+        Counted("more build of a version kept", "more builds of a version kept"),
+    ),
+    "fewer-builds": ClassInfo(
+        7,
+        _by_versions,
+        _builds,
+        Counted("fewer build of a version kept", "fewer builds of a version kept"),
+    ),
+    "new-configuration": ClassInfo(
+        8,
+        _by_class,
+        _whole,
+        Counted("in a new configuration", "in new configurations"),
+        lists=True,
+    ),
     "dropped-configuration": ClassInfo(
-        9, _by_class, _whole, "in dropped configurations", lists=True
+        9,
+        _by_class,
+        _whole,
+        Counted("in a dropped configuration", "in dropped configurations"),
+        lists=True,
     ),
-    "migration": ClassInfo(2, _by_move, _migration, "in configurations that migrated"),
+    "migration": ClassInfo(
+        2,
+        _by_move,
+        _migration,
+        Counted("in a configuration that migrated", "in configurations that migrated"),
+    ),
 }

@@ -23,7 +23,7 @@ from .jsonreport import history_to_dict
 from .links import Links
 from .markup import Safe, code, some
 from .sections import SECTIONS, SectionId
-from .sentences import class_counts, explained, root_rows, spack1, stack_move_rows
+from .sentences import class_counts, explained, notes, root_rows, spack1, stack_move_rows
 from .views import (
     Attention,
     GateView,
@@ -227,6 +227,7 @@ def markdown_context(
         "spack1": spack1(report, label),
         "added_by_class": class_counts(data["specs_by_class"], added=True),
         "removed_by_class": class_counts(data["specs_by_class"], added=False),
+        "notes": notes(report, label),
         "warnings": data["warnings"],
         "one_tag": report.one_tag(),
         "tags_counted": report.tags_counted(),

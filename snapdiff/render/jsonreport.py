@@ -44,7 +44,13 @@ from ..versions import Bump
 if TYPE_CHECKING:  # `snapdiff log` only: the diff path need not import it
     from ..history import History
 
-__all__ = ["history_to_dict", "render_history_json", "render_json", "report_to_dict"]
+__all__ = [
+    "history_to_dict",
+    "render_history_json",
+    "render_json",
+    "report_to_dict",
+    "specs_by_class",
+]
 
 
 def _side(side: Side) -> SideJSON:
@@ -126,7 +132,7 @@ def _root(count: RootCount) -> RootJSON:
     }
 
 
-def _classes(report: Report) -> dict[str, ClassCountJSON]:
+def specs_by_class(report: Report) -> dict[str, ClassCountJSON]:
     """Added and removed specs per class of explanation, in the classes' order."""
     counts: dict[str, ClassCountJSON] = {k: {"removed": 0, "added": 0} for k in CLASSES}
     for package in report.packages:
@@ -191,7 +197,7 @@ def report_to_dict(report: Report) -> ReportJSON:
         "stacks": [_stack(s) for s in report.stacks],
         "stack_moves": [_stack_move(m) for m in report.stack_moves],
         "root": [_root(r) for r in report.root],
-        "specs_by_class": _classes(report),
+        "specs_by_class": specs_by_class(report),
         "warnings": list(report.warnings),
         "filters": {name: list(globs) for name, globs in report.filters.applied},
         "incomplete": bool(report.skipped),

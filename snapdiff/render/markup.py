@@ -116,6 +116,8 @@ def some(items: Sequence[str], limit: int = LIST_LIMIT) -> Safe:
     return Safe(shown)
 
 
-def sentence(said: Said) -> Safe:
-    """An explanation sentence with its values as code spans."""
-    return Safe(said["words"].format(*(code(v) for v in said["values"])))
+def sentence(said: Said | tuple[str, tuple[str, ...]]) -> Safe:
+    """A sentence (a Said, or a report's Sentence: words, values) with its values as code
+    spans."""
+    words, values = (said["words"], said["values"]) if isinstance(said, dict) else said
+    return Safe(words.format(*(code(v) for v in values)))

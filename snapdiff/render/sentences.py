@@ -7,18 +7,21 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ..compare.claims import variant_sentence
-from ..compare.classes import CLASSES
+from ..compare.classes import CLASSES, Words
 from ..model import Configuration
-from ..report import Change, Labeller, Report, RootCount, StackMove
+from ..report import Change, Labeller, Report, RootCount, Sentence, StackMove
 from ..schema import ClassCountJSON
+from .jsonreport import specs_by_class
 from .markup import Safe, Said, Unlisted, code
-from .views import Explained, RootRow, Spack1, StackMoveGroup, StackMoveRow
+from .views import Explained, Notes, RootRow, Spack1, StackMoveGroup, StackMoveRow
 
 __all__ = [
     "CONFIGS_SHOWN",
     "class_counts",
+    "counted",
     "cut",
     "explained",
+    "notes",
     "root_rows",
     "spack1",
     "stack_move_rows",
@@ -134,7 +137,68 @@ def explained(report: Report, label: Callable[[str, str], str]) -> list[Explaine
 def class_counts(counts: Mapping[str, ClassCountJSON], added: bool) -> list[tuple[int, Safe]]:
     """(specs, what happened to them) of each class with specs on one side, in class order."""
     found = [(counts[kind]["added" if added else "removed"], kind) for kind in CLASSES]
-    return [(n, Safe(CLASSES[kind].summary(added))) for n, kind in found if n]
+    return [(n, Safe(CLASSES[kind].summary(added, n))) for n, kind in found if n]
+
+
+def counted(count: int, word: str) -> str:
+    """`1 spec`, `1,234 specs`: a count and snapdiff's own noun agreeing with it."""
+    return f"{count:,} {word}{'' if count == 1 else 's'}"
+
+
+def _class_summary(
+    counts: Mapping[str, ClassCountJSON], added: bool, total: int
+) -> Sentence | None:
+    """ "Specs added (470): 11 rebuilt (same version and configuration, new hash), …" """
+    found = class_counts(counts, added)
+    if not found:
+        return None
+    said = ", ".join(f"{n:,} {words}" for n, words in found)
+    return Sentence(f"Specs {'added' if added else 'removed'} ({total:,}): {said}.")
+
+
+def _spack1_note(note: Spack1) -> Sentence:
+    """The move to no compiler (`none`), summed for the report, in one sentence."""
+    n, packages, others = note["configurations"], note["packages"], note["with_other_moves"]
+    said = Words().say("From a compiler to no compiler ({})", "none")
+    said.say(f": {counted(n, 'configuration')} of {counted(len(packages), 'package')} (")
+    said.say(", ".join("{}" for _ in packages) + "), ", *packages)
+    said.say(f"{note['specs_old']:,} → {counted(note['specs_new'], 'spec')}")
+    if others:
+        said.say(f" ({others:,} of those configurations moved along another dimension too)")
+    said.say(". {} says only that the page records no compiler for a spec; ", "none")
+    return said.say("each package's own lines say what else moved.").sentence()
+
+
+def _root_note(row: RootRow) -> Sentence:
+    """`root` of a tag where it does not hold every spec of the tag, with the counts."""
+    said = Words().say("{}", "root")
+    if row["tag"] is not None:
+        said.say(" of tag {}", row["tag"])
+    said.say(", the merged cache, does not hold every spec: ")
+    new, old = row["tag_specs_new"], row["tag_specs_old"]
+    said.say(f"{row['specs_new']:,} of the {counted(new, 'spec')}" if new else "")
+    said.say(", " if new and old else "")
+    return said.say(f"{row['specs_old']:,} of {old:,} before." if old else ".").sentence()
+
+
+ROOT_NOT_A_STACK = Sentence(
+    "{}, the merged cache that holds every spec, is not counted as a stack here or in the "
+    "Stacks row: its change is the Specs row.",
+    ("root",),
+)
+
+
+def notes(report: Report, label: Labeller) -> Notes:
+    """The report's notes and summary lines as sentences: the same words in every format."""
+    summary, counts = report.summary, specs_by_class(report)
+    found = spack1(report, label)
+    return {
+        "root": [_root_note(row) for row in root_rows(report.root, label)],
+        "spack1": _spack1_note(found) if found else None,
+        "added": _class_summary(counts, True, summary.specs_added),
+        "removed": _class_summary(counts, False, summary.specs_removed),
+        "root_not_a_stack": ROOT_NOT_A_STACK,
+    }
 
 
 def stack_move_rows(moves: Sequence[StackMove], label: Labeller) -> list[StackMoveRow]:

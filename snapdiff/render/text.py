@@ -1,8 +1,10 @@
 """`--format text`: a compact view for a terminal, one line per version change, grouped.
 
 Like `nvd diff`: counts, then downgrades, upgrades, packages removed and added, stacks removed,
-added and moved. Colour only where asked (the command line asks on a terminal, unless
-NO_COLOR is set); every string from the data is shown on one line, control characters escaped.
+added and moved, then why specs were added and removed, package by package. Its notes and
+summary lines are the Markdown's sentences (`sentences.notes`), without code spans. Colour
+only where asked (the command line asks on a terminal, unless NO_COLOR is set); every string
+from the data is shown on one line, control characters escaped.
 """
 
 from __future__ import annotations
@@ -14,7 +16,10 @@ from ..compare.classes import CLASSES
 from ..errors import printable
 from ..model import Configuration
 from ..report import Change, Labeller, PackageChange, Report, StackChange, StackMove
-from .sentences import cut, spack1
+from .markup import LIST_LIMIT
+from .sentences import counted, cut
+from .sentences import notes as report_notes
+from .views import Notes
 
 __all__ = ["render_text"]
 
@@ -39,10 +44,6 @@ class _Out:
             return
         self.lines += ["", self.paint(f"{title} ({len(items):,})", _BOLD + colour)]
         self.lines += [f"  {item}" for item in items]
-
-
-def _count(count: int, noun: str) -> str:
-    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def _name(p: PackageChange | StackChange, label: Labeller) -> str:
@@ -105,18 +106,6 @@ def _moves(moves: Iterable[StackMove], label: Labeller) -> list[str]:
     return lines
 
 
-def _root(report: Report, label: Labeller) -> list[str]:
-    """`root` where it does not hold every spec of its tag."""
-    return [
-        printable(
-            f"root{f' of {r.tag}' if label.several else ''} holds {r.specs_new:,} of the "
-            f"{r.total_new:,} spec{'' if r.total_new == 1 else 's'} ({r.specs_old:,} of "
-            f"{r.total_old:,} before)"
-        )
-        for r in report.root
-    ]
-
-
 def _configuration(config: Configuration, spelling: dict[str, str]) -> str:
     written = spelling.get(config.compiler, config.compiler)
     parts = [config.os, config.target, "no compiler (none)" if written == "none" else written]
@@ -135,24 +124,36 @@ def _change_lines(change: Change, spelling: dict[str, str]) -> list[str]:
     return lines
 
 
-def _explanations(report: Report, label: Labeller) -> list[str]:
-    """The note on the move to no compiler, then each changed package's sentences."""
-    lines: list[str] = []
-    note = spack1(report, lambda tag, name: printable(label(tag, name)))
-    if note:
-        n, k = note["configurations"], len(note["packages"])
-        lines.append(
-            f"from a compiler to no compiler (none): {n:,} configuration{'s' * (n != 1)} of "
-            f"{k:,} package{'s' * (k != 1)} ({', '.join(note['packages'])}), "
-            f"{note['specs_old']:,} → {note['specs_new']:,} spec{'s' * (note['specs_new'] != 1)}"
-            + (
-                f" ({note['with_other_moves']:,} of those configurations moved along another "
-                "dimension too)"
-                if note["with_other_moves"]
-                else ""
-            )
-            + "; none says only that the page records no compiler for a spec"
-        )
+def _some(items: tuple[str, ...]) -> str:
+    """Values comma-separated, cut after as many as a Markdown table cell shows."""
+    shown = ", ".join(items[:LIST_LIMIT])
+    return shown + (f", … and {len(items) - LIST_LIMIT:,} more" if len(items) > LIST_LIMIT else "")
+
+
+def _package_line(p: PackageChange, label: Labeller) -> str:
+    """A changed package's name, its specs added, removed and changed, the versions added and
+    removed and the stacks gained and lost: what the Markdown's tables say of it."""
+    parts = []
+    if p.specs_added or p.specs_removed:
+        parts.append(f"+{len(p.specs_added):,} −{len(p.specs_removed):,} specs")
+    if p.specs_changed:
+        parts.append(f"{len(p.specs_changed):,} changed")
+    said = [", ".join(parts)] if parts else []
+    for words, items in (
+        ("versions added", p.versions_added),
+        ("versions removed", p.versions_removed),
+        ("stacks gained", p.stacks_added),
+        ("stacks lost", p.stacks_removed),
+    ):
+        if items:
+            said.append(f"{words} {_some(items)}")
+    return f"{_name(p, label)}: {'; '.join(said)}" if said else _name(p, label)
+
+
+def _explanations(report: Report, notes: Notes, label: Labeller) -> list[str]:
+    """The summary lines by class and the note on the move to no compiler, then each changed
+    package's sentences."""
+    lines = [n.plain() for n in (notes["added"], notes["removed"], notes["spack1"]) if n]
     for p in report.packages:
         spelling = dict(p.spellings)
         said = [f"  - {line.plain()}" for line in p.kept]
@@ -162,7 +163,7 @@ def _explanations(report: Report, label: Labeller) -> list[str]:
         for change in p.changes:
             said += _change_lines(change, spelling)
         if p.status == "changed" and said:
-            lines += [_name(p, label), *said]
+            lines += [_package_line(p, label), *said]
     return [printable(line) for line in lines]
 
 
@@ -173,8 +174,8 @@ def render_text(report: Report, colour: bool = False) -> str:
     out.lines.append(printable(f"snapdiff: {report.old.source} → {report.new.source}"))
     if not report.summary.total:
         out.lines.append(
-            f"no changes: {_count(report.new.specs, 'spec')} of "
-            f"{_count(report.new.packages, 'package')}"
+            f"no changes: {counted(report.new.specs, 'spec')} of "
+            f"{counted(report.new.packages, 'package')}"
         )
         return "\n".join(out.lines) + "\n"
     found = report.one_tag()
@@ -187,6 +188,9 @@ def render_text(report: Report, colour: bool = False) -> str:
         out.lines.append(f"counted per cache tag ({report.tags_counted():,} tags)")
     out.lines += _counts(report)
     out.lines.append(CHANGED_LEGEND)
+    notes = report_notes(report, label)
+    for line in notes["root"]:
+        out.lines += ["", printable(line.plain())]
     out.group("downgrades", _RED, _bumps(report.packages, "downgrade", label))
     out.group("upgrades", _GREEN, _bumps(report.packages, "upgrade", label))
     status: dict[str, list[str]] = {"removed": [], "added": []}
@@ -199,13 +203,14 @@ def render_text(report: Report, colour: bool = False) -> str:
     for s in report.stacks:
         if s.status in stacks:
             stacks[s.status].append(
-                f"{_name(s, label)} ({_count(s.specs_old or s.specs_new, 'spec')})"
+                f"{_name(s, label)} ({counted(s.specs_old or s.specs_new, 'spec')})"
             )
     out.group("stacks removed", _RED, stacks["removed"])
     out.group("stacks added", _GREEN, stacks["added"])
     out.group("stacks moved", _YELLOW, _moves(report.stack_moves, label))
-    out.group("root not the tag's total", _YELLOW, _root(report, label))
-    explained = _explanations(report, label)
+    if report.stacks:
+        out.lines += ["", printable(notes["root_not_a_stack"].plain())]
+    explained = _explanations(report, notes, label)
     if explained:
         out.lines += ["", out.paint("why specs were added and removed", _BOLD)]
         out.lines += [f"  {line}" for line in explained]

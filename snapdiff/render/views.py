@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Generic, TypedDict, TypeVar
 
-from ..report import GateLevel, OneTag
+from ..report import GateLevel, OneTag, Sentence
 from ..schema import (
     HistoryJSON,
     HistoryPackageJSON,
@@ -25,6 +25,7 @@ __all__ = [
     "LabelledStack",
     "LogContext",
     "MarkdownContext",
+    "Notes",
     "RootRow",
     "RowT",
     "Rows",
@@ -96,6 +97,18 @@ class Spack1(TypedDict):
     specs_old: int
     specs_new: int
     with_other_moves: int
+
+
+class Notes(TypedDict):
+    """The report's notes and summary lines, as sentences every format words the same:
+    `root` where it is not its tag's total, the move to no compiler, the specs added and
+    removed by class, and that `root` is not counted as a stack."""
+
+    root: list[Sentence]
+    spack1: Sentence | None
+    added: Sentence | None
+    removed: Sentence | None
+    root_not_a_stack: Sentence
 
 
 class Rows(TypedDict):
@@ -185,6 +198,7 @@ class MarkdownContext(TypedDict):
     spack1: Spack1 | None
     added_by_class: list[tuple[int, Safe]]
     removed_by_class: list[tuple[int, Safe]]
+    notes: Notes
     warnings: list[str]
     one_tag: OneTag | None
     tags_counted: int
