@@ -182,7 +182,7 @@ def _root_note(row: RootRow) -> Sentence:
 
 
 ROOT_NOT_A_STACK = Sentence(
-    "{}, the merged cache that holds every spec, is not counted as a stack here or in the "
+    "{}, the merged cache, is not counted as a stack here or in the "
     "Stacks row: its change is the Specs row.",
     ("root",),
 )
