@@ -26,7 +26,9 @@ if TYPE_CHECKING:
     from .report import GateOutcome, Report
 
 
-def _sides(old: str, new: str | None, repo: str | None = None) -> tuple[str, str]:
+def _sides(
+    old: str, new: str | None, repo: str | None = None, command: str = "snapdiff"
+) -> tuple[str, str]:
     """OLD and NEW, or the ends of a range like git's: `A..B` from A to B, `A...B` from the
     merge base of A and B to B (what a pull request changes). An empty end is HEAD, as in git;
     an empty start is bad usage, unlike git: in CI it is a variable left empty (`$BASE...$SHA`
@@ -34,7 +36,8 @@ def _sides(old: str, new: str | None, repo: str | None = None) -> tuple[str, str
     if new is not None:
         return old, new
     if old != ".." and (".." not in old or os.path.isdir(old)):  # `..` alone: a range
-        raise UsageError("", "give OLD and NEW, or one range A..B", "see snapdiff --help")
+        wanted = "one range A..B" if command != "snapdiff" else "OLD and NEW, or one range A..B"
+        raise UsageError("", f"give {wanted}", f"see {command} --help")
     dots = "..." if "..." in old else ".."
     start, _, end = old.partition(dots)
     if not start.strip():
@@ -198,7 +201,7 @@ def _log(argv: Sequence[str]) -> int:
     from .sources import LoadOptions, load_history, short_commit
 
     args = parse(argv, log=True)
-    start, end = _sides(args.range, None, args.repo)
+    start, end = _sides(args.range, None, args.repo, "snapdiff log")
     base = args.range.partition("...") if "..." in args.range else None
     merge_base_of = (base[0] or "HEAD", base[2] or "HEAD") if base else None
     narrow = filters(args)

@@ -494,8 +494,8 @@ def test_the_move_to_no_compiler_is_summed_once_and_said_per_package(tmp_path: P
     markdown = render_markdown(run(tmp_path, old, new))
     assert (
         "From a compiler to no compiler (`none`): 3 configurations of 3 packages (`alpgen`, "
-        "`py-b`, `py-c`), 3 → 3 specs (1 of those configurations moved along another "
-        "dimension too). `none` says only that the page records no compiler for a spec"
+        "`py-b`, `py-c`), 3 → 3 specs (1 of them moved along another dimension too). "
+        "`none` says only that the page records no compiler for a spec"
     ) in markdown
     assert "pure" not in markdown and "nothing else" not in markdown
     per_package = markdown.split("package by package")[1]

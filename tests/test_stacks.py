@@ -309,7 +309,13 @@ def test_git_mode_cold_and_warm_says_what_directories_say(
         if extra[-1:] == ["json"]:
             assert as_directories(cold) == json.loads(directories)
             continue
-        # the same bytes, but for the commit ids and dates only git revisions have
-        assert re.sub(r" \(`?[0-9a-f]{7}`?, [0-9-]{10}\)", "", cold) == directories
+        # the same bytes, but for the commit ids and dates only git revisions have; cut to a
+        # size limit, the longer title may leave one row fewer: the first screen is the same
+        cold = re.sub(r" \(`?[0-9a-f]{7}`?, [0-9-]{10}\)", "", cold)
+        if extra == ["--for", "github"]:
+            cold, directories = (
+                t.split("\n### ")[0].split("\n", 1)[1] for t in (cold, directories)
+            )
+        assert cold == directories
         said = QUIET_TEXT if extra[-1:] == ["text"] else QUIET_MOVE
         assert (said in cold) is not stray

@@ -164,7 +164,8 @@ def _spack1_note(note: Spack1) -> Sentence:
     said.say(", ".join("{}" for _ in packages) + "), ", *packages)
     said.say(f"{note['specs_old']:,} → {counted(note['specs_new'], 'spec')}")
     if others:
-        said.say(f" ({others:,} of those configurations moved along another dimension too)")
+        which = "it" if n == 1 else "all of them" if others == n else f"{others:,} of them"
+        said.say(f" ({which} moved along another dimension too)")
     said.say(". {} says only that the page records no compiler for a spec; ", "none")
     return said.say("each package's own lines say what else moved.").sentence()
 

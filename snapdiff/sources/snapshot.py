@@ -11,7 +11,10 @@ from ..errors import InputError
 from ..model import NOTHING, Page, Snapshot, Tally
 from .pages import ParsedPage, counts_from_meta, parse_page
 
-__all__ = ["PageBytes", "PageCache", "Problems", "build_snapshot", "check_changed"]
+# a repository holding several catalogues (say, snapshots of this one) names one as REV:path
+ONE_PAGE = "keep one page per package and tag, or name one catalogue's folder: REV:path"
+
+__all__ = ["ONE_PAGE", "PageBytes", "PageCache", "Problems", "build_snapshot", "check_changed"]
 
 _CATALOGUE_PATH = re.compile(r"(?:^|[/:])_cache/([^/]+)/([^/]+)/specs\.md(?::\d+)?$")
 
@@ -91,7 +94,7 @@ def _check_unique(
     other = pages.get((page.tag, page.name))
     if other is not None:
         what = f"second page for {page.name} under tag {page.tag} (first: {other.source})"
-        raise InputError(page.source, what, "keep one page per package and tag")
+        raise InputError(page.source, what, ONE_PAGE)
     held = seen.get(page.tag)
     if held is not None and not held.hashes.isdisjoint(hashes):  # a set operation, in C
         digest = min(held.hashes.intersection(hashes))

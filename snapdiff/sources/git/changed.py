@@ -19,7 +19,7 @@ from ...model import Snapshot
 from ..pages import (
     is_candidate,
 )
-from ..snapshot import PageCache, Problems, build_snapshot, check_changed
+from ..snapshot import ONE_PAGE, PageCache, Problems, build_snapshot, check_changed
 from .reader import CATALOGUE, ChangedRevision, PageReader, Progress, notes_of, quiet, unit_of
 from .repo import GitRepo, Revision, TreeEntry, TreeFile
 from .tallies import UnitTally, total
@@ -195,7 +195,7 @@ class Revisions:
                         InputError(
                             each.source(path),
                             what + each.source(prefix + first) + ")",
-                            "keep one page per package and tag",
+                            ONE_PAGE,
                         )
                     )
                 clean = False
