@@ -20,6 +20,18 @@ from snapdiff.render.text import render_text
 from snapdiff.sources import load_pair
 
 STACK = "aws-pcluster-x86_64_v4"
+# the move of the generated day (synthetic): every compiled spec of STACK, 30 with no compiler aside
+STACK_MOVE = {
+    "tag": "develop",
+    "stack": STACK,
+    "dimension": "compiler",
+    "from": ["gcc@12.4.0"],
+    "to": ["gcc@12.5.0"],
+    "specs_old": 60,
+    "specs_new": 90,
+    "specs_no_compiler_old": 30,
+    "specs_no_compiler_new": 30,
+}
 
 
 def _page(pages: list[Path], name: str) -> Path:
@@ -79,17 +91,7 @@ def test_a_compiler_move_among_specs_with_no_compiler_is_a_stack_move(day: Path)
     data = as_json(report)
     assert check_report(data, day / "old", day / "new") == []
     moves = {(m["stack"], m["dimension"]): m for m in data["stack_moves"]}
-    assert moves[(STACK, "compiler")] == {
-        "tag": "develop",
-        "stack": STACK,
-        "dimension": "compiler",
-        "from": ["gcc@12.4.0"],
-        "to": ["gcc@12.5.0"],
-        "specs_old": 60,
-        "specs_new": 90,
-        "specs_no_compiler_old": 30,
-        "specs_no_compiler_new": 30,
-    }
+    assert moves[(STACK, "compiler")] == STACK_MOVE
     assert moves[("hep", "os")]["specs_old"] == moves[("hep", "os")]["specs_new"] == 60
     assert (moves[("hep", "compiler")]["specs_old"], moves[("hep", "compiler")]["to"]) == (
         30,
@@ -239,17 +241,7 @@ def test_a_compiler_move_whose_no_compiler_specs_did_not_change_is_a_stack_move(
     assert check_report(data, quiet / "old", quiet / "new") == []
     moves = {(m["stack"], m["dimension"]): m for m in data["stack_moves"]}
     assert set(moves) == {(STACK, "compiler"), ("hep", "compiler")}
-    assert moves[(STACK, "compiler")] == {
-        "tag": "develop",
-        "stack": STACK,
-        "dimension": "compiler",
-        "from": ["gcc@12.4.0"],
-        "to": ["gcc@12.5.0"],
-        "specs_old": 60,
-        "specs_new": 90,
-        "specs_no_compiler_old": 30,
-        "specs_no_compiler_new": 30,
-    }
+    assert moves[(STACK, "compiler")] == STACK_MOVE
     hep = moves[("hep", "compiler")]
     assert (hep["from"], hep["to"], hep["specs_old"], hep["specs_new"]) == (
         ["gcc@12.4.0"],
