@@ -151,3 +151,19 @@ def test_the_text_says_every_note_and_explanation_of_the_markdown(case: str) -> 
     assert said or case == "stack-order-only", "nothing to compare"
     for line in said:
         assert line in text, line
+
+
+def test_a_package_s_sentences_come_in_the_markdown_s_order(tmp_path: Path) -> None:
+    """Changes, then what happened to specs kept ("1 spec joined `ml`"), in both formats."""
+    from snapdiff.render.markdown import render_markdown
+
+    old = [spec("a", "1.0"), spec("b", "1.0")]
+    new = [spec("a", "1.0", ("e4s", "ml", "root")), spec("c", "1.1"), spec("d", "1.1", os="rhel8")]
+    write_page(tmp_path / "old", "pkg", old)
+    write_page(tmp_path / "new", "pkg", new)
+    report = diff_snapshots(*load_pair(str(tmp_path / "old"), str(tmp_path / "new")))
+    markdown = render_markdown(report).split("package by package")[1]
+    said_md = [line[2:].replace("`", "") for line in markdown.splitlines() if line.startswith("- ")]
+    text = render_text(report).split("why specs were added and removed")[1]
+    said_text = [line[6:] for line in text.splitlines() if line.startswith("    - ")]
+    assert said_md == said_text and said_md[-1] == "1 spec joined ml", (said_md, said_text)

@@ -156,12 +156,12 @@ def _explanations(report: Report, notes: Notes, label: Labeller) -> list[str]:
     lines = [n.plain() for n in (notes["added"], notes["removed"], notes["spack1"]) if n]
     for p in report.packages:
         spelling = dict(p.spellings)
-        said = [f"  - {line.plain()}" for line in p.kept]
+        # in the Markdown's order (sentences.explained): variant values, changes, specs kept
         variants = variant_sentence(p.variants_added, p.variants_removed, spelling)
-        if variants is not None:
-            said.insert(0, f"  - {variants.plain()}")
+        said = [f"  - {variants.plain()}"] if variants is not None else []
         for change in p.changes:
             said += _change_lines(change, spelling)
+        said += [f"  - {line.plain()}" for line in p.kept]
         if p.status == "changed" and said:
             lines += [_package_line(p, label), *said]
     return [printable(line) for line in lines]
