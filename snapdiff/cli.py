@@ -182,10 +182,7 @@ def _say_gates(gates: Sequence[GateOutcome]) -> None:
 
 def _usage_warnings(report: Report, args: argparse.Namespace) -> list[str]:
     """Options that had no effect, and sides that look swapped."""
-    found = []
-    if not FORMATS[args.format].sized and (args.forge or args.max_chars is not None):
-        option = "--for" if args.forge else "--max-chars"
-        found.append(f"{option} sizes Markdown only: ignored with --format {args.format}")
+    found = _unsized(args)
     old, new = report.old.date, report.new.date
     if old and new and datetime.fromisoformat(new) < datetime.fromisoformat(old):
         found.append(
@@ -195,6 +192,14 @@ def _usage_warnings(report: Report, args: argparse.Namespace) -> list[str]:
     return found
 
 
+def _unsized(args: argparse.Namespace) -> list[str]:
+    """A size limit given with a format it does not cut (a diff's or a log's)."""
+    if FORMATS[args.format].sized or not (args.forge or args.max_chars is not None):
+        return []
+    option = "--for" if args.forge else "--max-chars"
+    return [f"{option} sizes Markdown only: ignored with --format {args.format}"]
+
+
 def _log(argv: Sequence[str]) -> int:
     """`snapdiff log A..B`."""
     from .history import history
@@ -202,6 +207,8 @@ def _log(argv: Sequence[str]) -> int:
 
     args = parse(argv, log=True)
     start, end = _sides(args.range, None, args.repo, "snapdiff log")
+    for warning in _unsized(args):
+        print(f"snapdiff: warning: {warning}", file=sys.stderr)
     base = args.range.partition("...") if "..." in args.range else None
     merge_base_of = (base[0] or "HEAD", base[2] or "HEAD") if base else None
     narrow = filters(args)

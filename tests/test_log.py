@@ -440,3 +440,13 @@ def test_the_log_context_is_typed(repo: Path) -> None:
     pairs = load_history("HEAD~2", "HEAD", LoadOptions(repo=str(repo)))
     walked = history(pairs, "HEAD~2", "HEAD")
     assert set(log_context(walked)) == set(LogContext.__annotations__)
+
+
+def test_log_warns_of_a_size_limit_its_format_does_not_cut(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As the diff does: a limit given with JSON has no effect, and log says so."""
+    argv = ["log", "HEAD~2..HEAD", "--repo", str(repo), "-f", "json", "--max-chars", "1000"]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "snapdiff: warning: --max-chars sizes Markdown only: ignored with --format json" in err
