@@ -65,6 +65,11 @@ def parse_gates(spec: str, option: str = "--fail-on") -> list[GateCheck]:
         if not word:
             continue
         match = _THRESHOLD.fullmatch(word)
+        name, _, threshold = word.replace(">", ":").partition(":")
+        if match is None and name in GATES:
+            raise UsageError(
+                option, f"threshold {threshold!r} of {name}", f"write {name}:N, N a count"
+            )
         if match is None or match[1] not in GATES:
             close = difflib.get_close_matches(match[1] if match else word, GATES, n=1)
             fix = f"did you mean {close[0]!r}?" if close else f"use {', '.join(GATES)}, or gate:N"

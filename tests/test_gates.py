@@ -294,3 +294,12 @@ def test_an_exemption_is_said_used_only_when_it_excused_something(
     build_changes += len(build["specs_changed"])
     assert gates["any"]["count"] == everything["count"] - build_changes
     assert gates["any"]["allowed"] == [{"package": "py-build", "stack": None, "reason": "noisy"}]
+
+
+@pytest.mark.parametrize("word", ["removed-specs:x", "removed-specs>", "downgrade:-1"])
+def test_a_bad_threshold_of_a_known_gate_is_named_as_such(word: str) -> None:
+    """Not "unknown gate ... did you mean removed-specs?": the gate is known, its number is not."""
+    name = word.replace(">", ":").partition(":")[0]
+    with pytest.raises(UsageError, match=f"threshold .* of {name}") as found:
+        parse_gates(word)
+    assert found.value.fix == f"write {name}:N, N a count"
