@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -248,3 +249,34 @@ def test_msgspec_is_imported_only_when_an_index_is_read(
     )
     modules = done.stdout.splitlines()[-1]
     assert ("'msgspec'" in modules) == imported, done.stderr
+
+
+def test_each_index_is_dropped_once_converted() -> None:
+    """Indexes are read one at a time: the bytes of one are gone before the next is read."""
+    from snapdiff.sources.mirror.index import load_indexes
+    from snapdiff.sources.mirror.layouts import Index
+
+    freed: list[str] = []
+    alive_when_read: list[list[str]] = []
+
+    class Tracked(bytes):
+        stack = ""
+
+        def __del__(self) -> None:
+            freed.append(self.stack)
+
+    def tracked(stack: str) -> Tracked:
+        data = Tracked(Path(V8).read_bytes())
+        data.stack = stack
+        return data
+
+    def indexes() -> Iterator[Index]:  # as kinds.py reads a mirror folder: one at a time
+        for stack in ("e4s", "ml-cpu", "root"):
+            alive_when_read.append(list(freed))
+            yield Index(V8, stack, tracked(stack))
+
+    snapshot = load_indexes("mirror", indexes(), "develop")
+    assert alive_when_read == [[], ["e4s"], ["e4s", "ml-cpu"]]  # freed before the next is read
+    libelf = snapshot.pages[("develop", "libelf")].entries
+    assert libelf is not None
+    assert libelf["jr3yipyxyjulcdvckwwwjrrumis7glpa"]["stacks"] == ["e4s", "ml-cpu", "root"]

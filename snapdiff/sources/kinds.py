@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
@@ -120,7 +120,8 @@ class RevisionSource:
 class IndexSource:
     """Spack build-cache indexes: one file, mirrors in a folder, or mirrors over HTTP(S)."""
 
-    def __init__(self, source: str, indexes: list[Index], options: LoadOptions) -> None:
+    def __init__(self, source: str, indexes: Iterable[Index], options: LoadOptions) -> None:
+        """`indexes` read one at a time (a generator): each one's bytes dropped once converted."""
         self.problems = Problems(options.keep_going)
         self.snapshot = load_indexes(source, indexes, options.index_tag)
 
@@ -155,7 +156,7 @@ def open_source(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> So
             Web,  # here: 13 ms of imports that a run reading no address never needs
         )
 
-        indexes = [index_of(Web(url, options.progress), stack) for stack, url in mirrors]
+        indexes = (index_of(Web(url, options.progress), stack) for stack, url in mirrors)
         return IndexSource(arg, indexes, options)
     if is_index_file(arg):
         named = os.path.realpath(arg)  # a link named on the command line is followed
@@ -164,7 +165,7 @@ def open_source(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> So
     if os.path.isdir(arg):
         folders = find_mirrors(arg)
         if folders:
-            return IndexSource(arg, [index_of(m, stack) for stack, m in folders], options)
+            return IndexSource(arg, (index_of(m, stack) for stack, m in folders), options)
         return DirectorySource(arg, problems, options.progress)
     if os.path.exists(arg):
         raise InputError(arg, "not a directory", "give a directory of pages or a git revision")

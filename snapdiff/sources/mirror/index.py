@@ -50,7 +50,7 @@ def load_indexes(source: str, indexes: Iterable[Index], tag: str) -> Snapshot:
     for index in indexes:
         where, stack = index.where, index.stack
         installs = decode_index(index.data, where)
-        del index  # its bytes, as soon as the caller lets them go
+        del index  # its bytes: read one index at a time, each dropped once decoded
         for digest, install in installs.items():
             if not install.in_buildcache:
                 continue
