@@ -204,7 +204,7 @@ def test_a_record_of_the_wrong_shape_is_one_line_naming_its_hash(
     )
 
 
-@pytest.mark.parametrize("version", ["5", "9", 9, None])
+@pytest.mark.parametrize("version", ["5", "9", 9, None, ["7"]])
 def test_a_database_version_snapdiff_does_not_read_is_refused(
     version: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -213,6 +213,20 @@ def test_a_database_version_snapdiff_does_not_read_is_refused(
     assert main([V7, str(bad)]) == 2
     assert capsys.readouterr().err == (
         f"snapdiff: error: {bad}: database version {version!r}, not one snapdiff reads (6, 7, 8) "
+        "(give a Spack build-cache index.json (database version 6 or later))\n"
+    )
+
+
+def test_a_compiler_dependency_without_a_name_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    edge = {"hash": "c" * 32, "parameters": {"deptypes": ["build"], "virtuals": ["c"]}}
+    record = {"spec": {"name": "zlib", "dependencies": [edge]}, "in_buildcache": True}
+    bad = tmp_path / "index.json"
+    bad.write_text(database("8", {"b" * 32: record}))
+    assert main([V7, str(bad)]) == 2
+    assert capsys.readouterr().err == (
+        f"snapdiff: error: {bad}: install {'b' * 32}: a compiler dependency has no name "
         "(give a Spack build-cache index.json (database version 6 or later))\n"
     )
 

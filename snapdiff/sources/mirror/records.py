@@ -95,7 +95,7 @@ class Install(msgspec.Struct, frozen=True, gc=False):
 
 
 class _Database(msgspec.Struct, frozen=True, gc=False):
-    version: str | int | None = None
+    version: Any = None  # of any type: one the check refuses is named, whatever it is
     installs: dict[str, Install] | None = None
 
 
@@ -106,7 +106,7 @@ class _Root(msgspec.Struct, frozen=True, gc=False):
 class _Outline(msgspec.Struct, frozen=True, gc=False):
     """A database whose records are left undecoded: to find the one the schema refuses."""
 
-    version: str | int | None = None
+    version: Any = None
     installs: dict[str, msgspec.Raw] | None = None
 
 
@@ -132,7 +132,7 @@ def decode_index(raw: bytes, where: str) -> dict[str, Install]:
     return database.installs
 
 
-def _check_version(version: str | int | None, where: str) -> None:
+def _check_version(version: object, where: str) -> None:
     if str(version) not in {str(v) for v in DB_VERSIONS}:
         readable = ", ".join(map(str, DB_VERSIONS))
         what = f"database version {version!r}, not one snapdiff reads ({readable})"
