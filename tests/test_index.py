@@ -294,3 +294,33 @@ def test_each_index_is_dropped_once_converted() -> None:
     libelf = snapshot.pages[("develop", "libelf")].entries
     assert libelf is not None
     assert libelf["jr3yipyxyjulcdvckwwwjrrumis7glpa"]["stacks"] == ["e4s", "ml-cpu", "root"]
+
+
+def test_an_index_file_is_let_go_before_its_pages_are_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An index named on the command line: its bytes are not held while the pages are built."""
+    from snapdiff.sources.mirror import index as index_module
+    from snapdiff.sources.mirror.layouts import Folder
+    from snapdiff.sources.pages import blob_digest
+
+    freed: list[bool] = []
+
+    class Tracked(bytes):
+        def __del__(self) -> None:
+            freed.append(True)
+
+    read = Folder.read
+
+    def tracked(self: Folder, rel: str, limit: int) -> bytes:
+        return Tracked(read(self, rel, limit))
+
+    def watched(content: bytes) -> str:
+        seen.append(bool(freed))
+        return blob_digest(content)
+
+    seen: list[bool] = []
+    monkeypatch.setattr(Folder, "read", tracked)
+    monkeypatch.setattr(index_module, "blob_digest", watched)
+    load_snapshot(V8, LoadOptions(stack_name="e4s"))
+    assert seen and all(seen)

@@ -147,6 +147,13 @@ class LoadOptions:
     warn: Progress = quiet  # told of a cache file ignored or a cache that cannot be written
 
 
+def _lone_index(arg: str, stack: str) -> Iterator[Index]:
+    """An index named on the command line, read when it is decoded (its bytes held no longer)."""
+    named = os.path.realpath(arg)  # a link named on the command line is followed
+    folder = Folder(os.path.dirname(named))
+    yield Index(arg, stack, folder.read(os.path.basename(named), MAX_INDEX_BYTES))
+
+
 def open_source(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> Source:
     """A build-cache index, a directory (of pages or of indexes), else a git revision."""
     problems = Problems(options.keep_going)
@@ -159,9 +166,7 @@ def open_source(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> So
         indexes = (index_of(Web(url, options.progress), stack) for stack, url in mirrors)
         return IndexSource(arg, indexes, options)
     if is_index_file(arg):
-        named = os.path.realpath(arg)  # a link named on the command line is followed
-        data = Folder(os.path.dirname(named)).read(os.path.basename(named), MAX_INDEX_BYTES)
-        return IndexSource(arg, [Index(arg, lone_stack(arg, options.stack_name), data)], options)
+        return IndexSource(arg, _lone_index(arg, lone_stack(arg, options.stack_name)), options)
     if os.path.isdir(arg):
         folders = find_mirrors(arg)
         if folders:
