@@ -17,6 +17,11 @@ from pagegen import spec as page_spec
 from snapdiff.cli import main
 from snapdiff.model import Spec
 from snapdiff.sources import LoadOptions, load_snapshot
+from snapdiff.sources.mirror import index as index_module
+from snapdiff.sources.mirror.index import load_indexes
+from snapdiff.sources.mirror.layouts import Folder, Index
+from snapdiff.sources.mirror.records import decode_index
+from snapdiff.sources.pages import blob_digest
 
 INDEX = Path(__file__).parent / "data" / "spack-index"
 V7, V8 = str(INDEX / "db-v7-index.json"), str(INDEX / "db-v8-index.json")
@@ -129,8 +134,6 @@ def test_a_bad_index_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[s
 
 
 def test_records_carry_package_hash_and_edges_for_causes() -> None:
-    from snapdiff.sources.mirror.records import decode_index
-
     installs = decode_index(Path(V8).read_bytes(), V8)
     spec = installs["jr3yipyxyjulcdvckwwwjrrumis7glpa"].spec
     assert spec is not None
@@ -145,8 +148,6 @@ def test_records_carry_package_hash_and_edges_for_causes() -> None:
 
 def test_a_spec_v2_edge_gives_its_deptypes_from_type() -> None:
     """DB 6 (spec v2) writes `type`, not `parameters.deptypes`."""
-    from snapdiff.sources.mirror.records import decode_index
-
     edge = {"name": "zlib", "hash": "b" * 32, "type": ["build", "link"]}
     spec = {"name": "x", "dependencies": [edge]}
     raw = json.dumps({"database": {"version": "6", "installs": {"a" * 32: {"spec": spec}}}})
@@ -267,9 +268,6 @@ def test_msgspec_is_imported_only_when_an_index_is_read(
 
 def test_each_index_is_dropped_once_converted() -> None:
     """Indexes are read one at a time: the bytes of one are gone before the next is read."""
-    from snapdiff.sources.mirror.index import load_indexes
-    from snapdiff.sources.mirror.layouts import Index
-
     freed: list[str] = []
     alive_when_read: list[list[str]] = []
 
@@ -300,10 +298,6 @@ def test_an_index_file_is_let_go_before_its_pages_are_built(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """An index named on the command line: its bytes are not held while the pages are built."""
-    from snapdiff.sources.mirror import index as index_module
-    from snapdiff.sources.mirror.layouts import Folder
-    from snapdiff.sources.pages import blob_digest
-
     freed: list[bool] = []
 
     class Tracked(bytes):
