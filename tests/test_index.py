@@ -4,15 +4,24 @@ from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from pagegen import page_text
+from pagegen import page_text, write_page
+from pagegen import spec as page_spec
 
 from snapdiff.cli import main
 from snapdiff.model import Spec
 from snapdiff.sources import LoadOptions, load_snapshot
+from snapdiff.sources.mirror import index as index_module
+from snapdiff.sources.mirror.index import load_indexes
+from snapdiff.sources.mirror.layouts import Folder, Index
+from snapdiff.sources.mirror.records import decode_index
+from snapdiff.sources.pages import blob_digest
 
 INDEX = Path(__file__).parent / "data" / "spack-index"
 V7, V8 = str(INDEX / "db-v7-index.json"), str(INDEX / "db-v8-index.json")
@@ -118,3 +127,194 @@ def test_a_bad_index_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[s
     bad.write_text("{oops")
     assert main([V7, str(bad)]) == 2
     assert f"{bad}: not valid JSON" in capsys.readouterr().err
+
+
+# Issue 28, item 1: index.json decoded in one call into typed records (msgspec); what the schema
+# refuses is one line naming the file and the record, by its hash.
+
+
+def test_records_carry_package_hash_and_edges_for_causes() -> None:
+    installs = decode_index(Path(V8).read_bytes(), V8)
+    spec = installs["jr3yipyxyjulcdvckwwwjrrumis7glpa"].spec
+    assert spec is not None
+    assert spec.package_hash == "ejr32l7tkp6uhdrlunqv4adkuxqwyac7vbqcjvg6dh72mll4cpiq===="
+    edges = [(e.name, e.hash, e.deptypes, e.virtuals) for e in spec.dependencies]
+    assert edges == [
+        ("compiler-wrapper", "qeehcxyvluwnihsc2qxstmpomtxo3lrc", ("build",), ()),
+        ("gcc", "vd7v4ssgnoqdplgxyig3orum67n4vmhq", ("build",), ("c",)),
+        ("gcc-runtime", "izgzpzeljwairalfjm3k6fntbb64nt6n", ("link",), ()),
+    ]
+
+
+def test_a_spec_v2_edge_gives_its_deptypes_from_type() -> None:
+    """DB 6 (spec v2) writes `type`, not `parameters.deptypes`."""
+    edge = {"name": "zlib", "hash": "b" * 32, "type": ["build", "link"]}
+    spec = {"name": "x", "dependencies": [edge]}
+    raw = json.dumps({"database": {"version": "6", "installs": {"a" * 32: {"spec": spec}}}})
+    install = decode_index(raw.encode(), "index.json")["a" * 32]
+    assert install.spec is not None
+    (found,) = install.spec.dependencies
+    assert (found.name, found.hash, found.deptypes, found.virtuals) == (
+        "zlib",
+        "b" * 32,
+        ("build", "link"),
+        (),
+    )
+
+
+def database(version: object, installs: dict[str, Any]) -> str:
+    return json.dumps({"database": {"version": version, "installs": installs}})
+
+
+GOOD = {"spec": {"name": "zlib", "version": "1.3"}, "in_buildcache": True}
+BAD_RECORDS = {
+    "version-a-bool": (
+        {"spec": {"name": "zlib", "version": True}, "in_buildcache": True},
+        "install " + "b" * 32 + ", spec.version: expected `int | float | str | null`, got `bool`",
+    ),
+    "target-a-list": (
+        {"spec": {"name": "zlib", "arch": {"target": ["x86_64"]}}, "in_buildcache": True},
+        "install " + "b" * 32 + ", spec.arch.target: expected `str | object | null`, got `array`",
+    ),
+    "edge-virtuals-a-string": (
+        {
+            "spec": {
+                "name": "zlib",
+                "dependencies": [{"name": "gcc", "parameters": {"virtuals": "c"}}],
+            }
+        },
+        "install "
+        + "b" * 32
+        + ", spec.dependencies[0].parameters.virtuals: expected `array`, got `str`",
+    ),
+    "record-a-list": ([], "install " + "b" * 32 + ": expected `object`, got `array`"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD_RECORDS))
+def test_a_record_of_the_wrong_shape_is_one_line_naming_its_hash(
+    case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    record, message = BAD_RECORDS[case]
+    bad = tmp_path / "index.json"
+    bad.write_text(database("8", {"a" * 32: GOOD, "b" * 32: record}))
+    assert main([V7, str(bad)]) == 2
+    assert capsys.readouterr().err == (
+        f"snapdiff: error: {bad}: {message} "
+        "(give a Spack build-cache index.json (database version 6 or later))\n"
+    )
+
+
+@pytest.mark.parametrize("version", ["5", "9", 9, None, ["7"]])
+def test_a_database_version_snapdiff_does_not_read_is_refused(
+    version: object, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "index.json"
+    bad.write_text(database(version, {"a" * 32: GOOD}))
+    assert main([V7, str(bad)]) == 2
+    assert capsys.readouterr().err == (
+        f"snapdiff: error: {bad}: database version {version!r}, not one snapdiff reads (6, 7, 8) "
+        "(give a Spack build-cache index.json (database version 6 or later))\n"
+    )
+
+
+def test_a_compiler_dependency_without_a_name_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    edge = {"hash": "c" * 32, "parameters": {"deptypes": ["build"], "virtuals": ["c"]}}
+    record = {"spec": {"name": "zlib", "dependencies": [edge]}, "in_buildcache": True}
+    bad = tmp_path / "index.json"
+    bad.write_text(database("8", {"b" * 32: record}))
+    assert main([V7, str(bad)]) == 2
+    assert capsys.readouterr().err == (
+        f"snapdiff: error: {bad}: install {'b' * 32}: a compiler dependency has no name "
+        "(give a Spack build-cache index.json (database version 6 or later))\n"
+    )
+
+
+@pytest.mark.parametrize("text", ["[]", '{"database": []}', '{"database": {"installs": 3}}'])
+def test_json_that_is_no_database_is_one_line(
+    text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "index.json"
+    bad.write_text(text)
+    assert main([V7, str(bad)]) == 2
+    assert capsys.readouterr().err == (
+        f"snapdiff: error: {bad}: not a Spack database: no database.installs "
+        "(give a Spack build-cache index.json (database version 6 or later))\n"
+    )
+
+
+MODULES = (
+    "import sys; from snapdiff.cli import main; main(sys.argv[1:]); print(sorted(sys.modules))"
+)
+
+
+@pytest.mark.parametrize(
+    ("argv", "imported"),
+    [(["--version"], False), (["PAGES", "PAGES"], False), ([V7, V8], True)],
+)
+def test_msgspec_is_imported_only_when_an_index_is_read(
+    argv: list[str], imported: bool, tmp_path: Path
+) -> None:
+    write_page(tmp_path, "zlib", [page_spec("a")])
+    argv = [str(tmp_path) if arg == "PAGES" else arg for arg in argv]
+    done = subprocess.run(
+        [sys.executable, "-c", MODULES, *argv], capture_output=True, text=True, check=False
+    )
+    modules = done.stdout.splitlines()[-1]
+    assert ("'msgspec'" in modules) == imported, done.stderr
+
+
+def test_each_index_is_dropped_once_converted() -> None:
+    """Indexes are read one at a time: the bytes of one are gone before the next is read."""
+    freed: list[str] = []
+    alive_when_read: list[list[str]] = []
+
+    class Tracked(bytes):
+        stack = ""
+
+        def __del__(self) -> None:
+            freed.append(self.stack)
+
+    def tracked(stack: str) -> Tracked:
+        data = Tracked(Path(V8).read_bytes())
+        data.stack = stack
+        return data
+
+    def indexes() -> Iterator[Index]:  # as kinds.py reads a mirror folder: one at a time
+        for stack in ("e4s", "ml-cpu", "root"):
+            alive_when_read.append(list(freed))
+            yield Index(V8, stack, tracked(stack))
+
+    snapshot = load_indexes("mirror", indexes(), "develop")
+    assert alive_when_read == [[], ["e4s"], ["e4s", "ml-cpu"]]  # freed before the next is read
+    libelf = snapshot.pages[("develop", "libelf")].entries
+    assert libelf is not None
+    assert libelf["jr3yipyxyjulcdvckwwwjrrumis7glpa"]["stacks"] == ["e4s", "ml-cpu", "root"]
+
+
+def test_an_index_file_is_let_go_before_its_pages_are_built(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An index named on the command line: its bytes are not held while the pages are built."""
+    freed: list[bool] = []
+
+    class Tracked(bytes):
+        def __del__(self) -> None:
+            freed.append(True)
+
+    read = Folder.read
+
+    def tracked(self: Folder, rel: str, limit: int) -> bytes:
+        return Tracked(read(self, rel, limit))
+
+    def watched(content: bytes) -> str:
+        seen.append(bool(freed))
+        return blob_digest(content)
+
+    seen: list[bool] = []
+    monkeypatch.setattr(Folder, "read", tracked)
+    monkeypatch.setattr(index_module, "blob_digest", watched)
+    load_snapshot(V8, LoadOptions(stack_name="e4s"))
+    assert seen and all(seen)

@@ -71,6 +71,7 @@ def test_every_third_party_import_is_a_declared_dependency() -> None:
         "deepdiff": "deepdiff",
         "orjson": "orjson",
         "markupsafe": "markupsafe",
+        "msgspec": "msgspec",
     }
     imported = set()
     for path in (ROOT / "snapdiff").rglob("*.py"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
@@ -120,7 +120,8 @@ class RevisionSource:
 class IndexSource:
     """Spack build-cache indexes: one file, mirrors in a folder, or mirrors over HTTP(S)."""
 
-    def __init__(self, source: str, indexes: list[Index], options: LoadOptions) -> None:
+    def __init__(self, source: str, indexes: Iterable[Index], options: LoadOptions) -> None:
+        """`indexes` read one at a time (a generator): each one's bytes dropped once converted."""
         self.problems = Problems(options.keep_going)
         self.snapshot = load_indexes(source, indexes, options.index_tag)
 
@@ -146,6 +147,13 @@ class LoadOptions:
     warn: Progress = quiet  # told of a cache file ignored or a cache that cannot be written
 
 
+def _lone_index(arg: str, stack: str) -> Iterator[Index]:
+    """An index named on the command line, read when it is decoded (its bytes held no longer)."""
+    named = os.path.realpath(arg)  # a link named on the command line is followed
+    folder = Folder(os.path.dirname(named))
+    yield Index(arg, stack, folder.read(os.path.basename(named), MAX_INDEX_BYTES))
+
+
 def open_source(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> Source:
     """A build-cache index, a directory (of pages or of indexes), else a git revision."""
     problems = Problems(options.keep_going)
@@ -155,16 +163,14 @@ def open_source(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> So
             Web,  # here: 13 ms of imports that a run reading no address never needs
         )
 
-        indexes = [index_of(Web(url, options.progress), stack) for stack, url in mirrors]
+        indexes = (index_of(Web(url, options.progress), stack) for stack, url in mirrors)
         return IndexSource(arg, indexes, options)
     if is_index_file(arg):
-        named = os.path.realpath(arg)  # a link named on the command line is followed
-        data = Folder(os.path.dirname(named)).read(os.path.basename(named), MAX_INDEX_BYTES)
-        return IndexSource(arg, [Index(arg, lone_stack(arg, options.stack_name), data)], options)
+        return IndexSource(arg, _lone_index(arg, lone_stack(arg, options.stack_name)), options)
     if os.path.isdir(arg):
         folders = find_mirrors(arg)
         if folders:
-            return IndexSource(arg, [index_of(m, stack) for stack, m in folders], options)
+            return IndexSource(arg, (index_of(m, stack) for stack, m in folders), options)
         return DirectorySource(arg, problems, options.progress)
     if os.path.exists(arg):
         raise InputError(arg, "not a directory", "give a directory of pages or a git revision")
