@@ -63,7 +63,7 @@ def main(folders: list[str]) -> int:
         print("msgspec not installed: pip install msgspec to measure it")
         return 0
 
-    class Entry(msgspec.Struct):  # type: ignore[misc]  # msgspec is optional here
+    class Entry(msgspec.Struct):
         hash: str
         stacks: list[str]
         versions: list[str]
