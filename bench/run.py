@@ -481,6 +481,11 @@ def whole_catalogue(size: str, out: Path, cache: Path, runs: int) -> None:
         )
 
 
+def loads() -> str:
+    """The load averages over 1, 5 and 15 minutes."""
+    return ", ".join(f"{load:.2f}" for load in os.getloadavg())
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -492,7 +497,7 @@ def main() -> int:
     load = os.getloadavg()[0]
     print(
         f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load average "
-        f"{load:.2f} at the start {os.getloadavg()}; medians of {args.runs} interleaved runs"
+        f"{load:.2f} at the start ({loads()}); medians of {args.runs} interleaved runs"
     )
     cache = args.out / "caches"
     for size in args.sizes.split(","):
@@ -522,7 +527,7 @@ def main() -> int:
             f"{median['snapdiff directories'] / median['read floor (`floor.py`)']:.2f}"
             " (target warm ≤ 1.0, cold ≤ 1.5)"
         )
-    print(f"\nload average at the end: {os.getloadavg()[0]:.2f} ({os.getloadavg()})")
+    print(f"\nload average at the end: {os.getloadavg()[0]:.2f} ({loads()})")
     return 0
 
 
