@@ -468,7 +468,9 @@ def whole_catalogue(size: str, out: Path, cache: Path, runs: int) -> None:
         stable = same_bytes(["v1", "v2", "--no-cache"], base)
         samples = bench(release_commands(base, cache), runs)
         floor = "release floor"
-        title = f"release → release, {SHAPE[size]} size, every event at 100 % churn"
+        title = f"release → release, {SHAPE[size]} size, every event at 100 % churn".replace(
+            "all size", "all tags"
+        )
     print(f"\n{title}: {truth}; {stable}\n")
     print("\n".join(ratio_table(samples, floor)))
     if size == "log60":
