@@ -17,7 +17,24 @@ and warm (the cache its warm-up run left); directory mode is set against bench/f
 json-parse both sides). Last, `snapdiff log v1..v11` (10 commits, cold) per commit against one
 cold pair diff. It also checks the counts snapdiff reports against gencat's ground truth.
 
+Issue 28's whole-catalogue workloads (sizes release, release-all, log60, index), each against its
+floor, the ratio being the median of per-round ratios, each first checked against its
+generator's ground truth and for the same bytes (Markdown and JSON) from two runs:
+  release, release-all: release → release at develop size and at all tags (every gencat event at
+                100 % churn, in every tag: about 1 % of the pages stay the same), git cold and
+                warm against the release floor (`semfloor.py --every`: read and `json.loads`
+                every page's spec line, both sides), directories against bench/floor.py;
+  log60:        `snapdiff log` over 60 daily develop-size commits (an event mix that keeps the
+                catalogue's size: version bumps, rebuilds, stack membership, packages removed
+                and added), cold and warm, against the log floor (`semfloor.py --log`: one
+                `git log --raw` over the range, one `cat-file --batch` of the distinct changed
+                blobs, `json.loads` each); the growth of peak RSS per step, from 30 to 60 steps;
+  index:        a build-cache index pair of 200,000 records a side (bench/genindex.py,
+                synthetic) against the index floor (bench/indexfloor.py: `json.loads` of both
+                files, both kept, collector off, no interpreter teardown).
+
 Usage: python bench/run.py [--runs 5] [--sizes develop,all,log] [--out bench/out]
+       python bench/run.py --runs 3 --sizes release,log60,index,release-all
 Set SNAPDIFF to an installed snapdiff executable to measure that one (e.g. a wheel installed in
 a virtual environment, so that editing the work tree cannot disturb a run).
 """
@@ -31,6 +48,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -42,11 +60,27 @@ SEMFLOOR = ROOT / "bench" / "semfloor.py"  # the Python floor of a semantic git 
 ALL_TAGS = (
     "v0.21.2,v0.22.5,v0.23.1,develop-2025-03-09,develop-2025-03-16,develop-2025-03-23,develop"
 )
+GENINDEX = ROOT / "bench" / "genindex.py"  # the synthetic build-cache index generator
+INDEXFLOOR = ROOT / "bench" / "indexfloor.py"  # json.loads of both index files: the index floor
 SIZES = {
     "develop": ["--packages", "6000", "--specs-total", "60000"],
     "all": ["--tags", ALL_TAGS, "--packages", "6000", "--specs-total", "420000"],
 }
+# The next snapshot of each size: 5 % churn for a daily pair; a release pair changes every page
+# (every event at 100 % churn: about 1 % of the pages stay the same), in every tag at all tags.
+EVOLVE = {
+    "develop": ["--churn", "0.05"],
+    "all": ["--churn", "0.05"],
+    "release": ["--churn", "1.0"],
+    "release-all": ["--churn", "1.0", "--mutable", ALL_TAGS],
+}
+SHAPE = {"release": "develop", "release-all": "all"}  # the first snapshot of a release pair
 LOG_COMMITS = 10
+# A long history: 60 daily steps; the default event mix empties the catalogue by day ~30, this
+# one keeps it the same size (packages removed and added, versions bumped, rebuilds, stacks).
+LONG_LOG = 60
+LONG_EVENTS = "version-bumps,rebuilds,stack-membership,remove-packages,add-packages"
+INDEX_RECORDS = "200000"
 
 
 def snapdiff_command() -> list[str]:
@@ -62,7 +96,12 @@ def gencat(*args: str) -> None:
 
 
 def pack(repo: Path) -> None:
-    """Real clones are packed, and `git diff --stat` is twice as fast on a packed repository."""
+    """Real clones are packed, and `git diff --stat` is twice as fast on a packed repository.
+
+    Many commits start an automatic `git gc` in the background: wait for it first (it holds
+    .git/gc.pid), or the explicit one fails, and a benchmark would run beside it."""
+    while (repo / ".git" / "gc.pid").exists():
+        time.sleep(1)
     subprocess.run(["git", "gc", "--quiet"], cwd=repo, check=True)
 
 
@@ -74,8 +113,8 @@ def generate(out: Path, size: str) -> Path:
     shutil.rmtree(base, ignore_errors=True)
     base.mkdir(parents=True)
     started = time.perf_counter()
-    gencat(*SIZES[size], "--seed", "1", "--out", str(base / "v1"))
-    evolve = ["--evolve-from", str(base / "v1"), "--churn", "0.05", "--seed", "2"]
+    gencat(*SIZES[SHAPE.get(size, size)], "--seed", "1", "--out", str(base / "v1"))
+    evolve = ["--evolve-from", str(base / "v1"), *EVOLVE[size], "--seed", "2"]
     gencat(*evolve, "--out", str(base / "v2"), "--truth", str(base / "truth.json"))
     pair = f"{base / 'v1'},{base / 'v2'}"
     gencat("--git", "--commit-snapshots", pair, "--out", str(base / "git"))
@@ -100,32 +139,91 @@ def generate_history(out: Path) -> Path:
     return repo
 
 
+def generate_long_history(out: Path) -> Path:
+    """<out>/log60/{git,truth.json}: LONG_LOG daily develop-size steps v1..v61, packed."""
+    base = out / "log60"
+    if (base / "done").exists():
+        return base
+    shutil.rmtree(base, ignore_errors=True)
+    base.mkdir(parents=True)
+    started = time.perf_counter()
+    gencat(
+        *SIZES["develop"],
+        *("--seed", "1", "--churn", "0.05", "--events", LONG_EVENTS, "--git"),
+        *("--snapshots", str(LONG_LOG + 1), "--out", str(base / "git")),
+        *("--truth", str(base / "truth.json")),
+    )
+    pack(base / "git")
+    (base / "done").write_text("")
+    print(f"generated log60 in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    return base
+
+
+def genindex(*args: str) -> None:
+    subprocess.run([sys.executable, str(GENINDEX), *args], check=True, stderr=subprocess.DEVNULL)
+
+
+def generate_index(out: Path) -> Path:
+    """<out>/index/{v1,v2}/build_cache/index.json and truth.json: one merged index a side."""
+    base = out / "index"
+    if (base / "done").exists():
+        return base
+    shutil.rmtree(base, ignore_errors=True)
+    base.mkdir(parents=True)
+    started = time.perf_counter()
+    genindex(str(base / "v1"), "--records", INDEX_RECORDS, "--seed", "7", "--single")
+    evolve = ["--evolve-from", str(base / "v1"), "--seed", "8", "--single"]
+    genindex(str(base / "v2"), *evolve, "--truth", str(base / "truth.json"))
+    (base / "done").write_text("")
+    print(f"generated index in {time.perf_counter() - started:.0f} s", file=sys.stderr)
+    return base
+
+
 Sample = tuple[float, int]  # wall seconds, peak RSS (KiB)
 
 
 def timed(command: list[str], cwd: Path) -> Sample:
-    """Wall seconds and peak RSS (KiB) of one run; its output is discarded."""
-    started = time.perf_counter()
-    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - started
-    stderr = process.stderr.read().decode() if process.stderr else ""
-    if os.waitstatus_to_exitcode(status) != 0:
-        sys.exit(f"{' '.join(command)} failed: {stderr}")
-    return elapsed, usage.ru_maxrss
+    """Wall seconds and peak RSS (KiB) of one run; its output is discarded.
+
+    The peak is GNU time's: a process this script starts directly inherits, through the kernel's
+    accounting of exec, this script's own peak (hundreds of MiB after a big report was read);
+    the process GNU time starts is born of a process of 2 MiB."""
+    with tempfile.NamedTemporaryFile() as peak:
+        measured = ["/usr/bin/time", "-f", "%M", "-o", peak.name, *command]
+        started = time.perf_counter()
+        done = subprocess.run(measured, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        elapsed = time.perf_counter() - started
+        if done.returncode != 0:
+            sys.exit(f"{' '.join(command)} failed: {done.stderr.decode()}")
+        return elapsed, int(Path(peak.name).read_text().split()[-1])
 
 
-def check_truth(base: Path) -> str:
-    """snapdiff's counts against gencat's ground truth for the directory pair."""
-    out = subprocess.run(
-        [*snapdiff_command(), "v1", "v2", "--format", "json"],
-        cwd=base,
+def report_of(arguments: list[str], cwd: Path, hash_seed: str = "0") -> bytes:
+    """What one snapdiff run writes to its standard output, under a given str hash seed."""
+    return subprocess.run(
+        [*snapdiff_command(), *arguments],
+        cwd=cwd,
         capture_output=True,
-        text=True,
         check=True,
+        env={**os.environ, "PYTHONHASHSEED": hash_seed},
     ).stdout
-    summary = json.loads(out)["summary"]
-    truth = json.loads((base / "truth.json").read_text().splitlines()[0])
+
+
+def same_bytes(arguments: list[str], cwd: Path) -> str:
+    """Whether two runs of the same snapdiff command, Markdown and JSON, write the same bytes.
+
+    The two runs get different hash seeds, so that an order taken from a set or a dict of
+    strings shows as a difference rather than by chance."""
+    changed = [
+        form
+        for form in ("markdown", "json")
+        if len({report_of([*arguments, "--format", form], cwd, seed) for seed in "12"}) > 1
+    ]
+    return "same bytes run to run" if not changed else f"OUTPUT CHANGES between runs: {changed}"
+
+
+def wrong_counts(summary: dict[str, int], truth: dict[str, int]) -> list[str]:
+    """The counts of one snapdiff summary that disagree with one line of gencat's ground truth."""
     pairs = {
         "specs_added": "specs_added",
         "specs_removed": "specs_removed",
@@ -133,12 +231,66 @@ def check_truth(base: Path) -> str:
         "packages_added": "pages_added",
         "packages_removed": "pages_removed",
     }
-    wrong = [
+    return [
         f"{ours}={summary[ours]} truth={truth[theirs]}"
         for ours, theirs in pairs.items()
         if summary[ours] != truth[theirs]
     ]
-    return "counts match gencat's ground truth" if not wrong else "MISMATCH " + ", ".join(wrong)
+
+
+def verdict(wrong: list[str], truth: str) -> str:
+    return f"counts match {truth}'s ground truth" if not wrong else "MISMATCH " + ", ".join(wrong)
+
+
+def check_truth(base: Path) -> str:
+    """snapdiff's counts against gencat's ground truth for the directory pair."""
+    summary = json.loads(report_of(["v1", "v2", "--format", "json"], base))["summary"]
+    truth = json.loads((base / "truth.json").read_text().splitlines()[0])
+    return verdict(wrong_counts(summary, truth), "gencat")
+
+
+def check_log_truth(base: Path) -> str:
+    """Each step of `snapdiff log` against gencat's ground truth line for that day."""
+    span = f"v1..v{LONG_LOG + 1}"
+    steps = json.loads(report_of(["log", span, "--format", "json", "--no-cache"], base / "git"))
+    truths = [json.loads(line) for line in (base / "truth.json").read_text().splitlines()]
+    summaries = [step["summary"] for step in reversed(steps["steps"])]  # the log is newest first
+    if len(summaries) != len(truths):
+        return f"MISMATCH {len(summaries)} steps, truth has {len(truths)}"
+    wrong = [
+        f"v{day + 1}→v{day + 2}: {', '.join(bad)}"
+        for day, (summary, truth) in enumerate(zip(summaries, truths, strict=True))
+        if (bad := wrong_counts(summary, truth))
+    ]
+    return verdict(wrong, "gencat") + f" on all {len(truths)} steps"
+
+
+def check_index_truth(base: Path) -> str:
+    """snapdiff's counts against genindex's ground truth: each spec genindex rebuilt (own change
+    or cascade) is one spec removed and one added, paired as a rebuild, a version change or a
+    migration; beside them, the new builds and the removed specs."""
+    arguments = [str(base / side / "build_cache" / "index.json") for side in ("v1", "v2")]
+    report = json.loads(report_of([*arguments, "--format", "json"], base))
+    truth = json.loads((base / "truth.json").read_text())
+    paired = ("rebuilt", "upgrade", "downgrade", "migration")
+    ours = {
+        "specs_added": report["summary"]["specs_added"],
+        "specs_removed": report["summary"]["specs_removed"],
+        "paired (rebuilt, upgrade, downgrade, migration)": sum(
+            report["specs_by_class"][name]["added"] for name in paired
+        ),
+    }
+    expected = {
+        "specs_added": truth["rebuilt"] + len(truth["new_builds"]),
+        "specs_removed": truth["rebuilt"] + len(truth["removed"]),
+        "paired (rebuilt, upgrade, downgrade, migration)": truth["rebuilt"],
+    }
+    wrong = [
+        f"{name}={ours[name]} truth={expected[name]}"
+        for name in ours
+        if ours[name] != expected[name]
+    ]
+    return verdict(wrong, "genindex")
 
 
 def emptied(folder: Path) -> Callable[[], None]:
@@ -220,6 +372,134 @@ def log_commands(repo: Path, cache: Path) -> dict[str, Command]:
     }
 
 
+def release_commands(base: Path, cache: Path) -> dict[str, Command]:
+    snapdiff = snapdiff_command()
+    git = base / "git"
+    return {
+        "release floor": ([sys.executable, str(SEMFLOOR), "--every", "v1", "v2"], git, _nothing),
+        "snapdiff git, cold": (
+            [*snapdiff, "v1", "v2", "--cache-dir", str(cache / "cold")],
+            git,
+            emptied(cache / "cold"),
+        ),
+        "snapdiff git, warm": (
+            [*snapdiff, "v1", "v2", "--cache-dir", str(cache / "warm")],
+            git,
+            _nothing,
+        ),
+        "read floor (`floor.py`)": ([sys.executable, str(FLOOR), "v1", "v2"], base, _nothing),
+        "snapdiff directories": ([*snapdiff, "v1", "v2", "--no-cache"], base, _nothing),
+    }
+
+
+def long_log_commands(base: Path, cache: Path) -> dict[str, Command]:
+    snapdiff = snapdiff_command()
+    git = base / "git"
+    half, span = f"v1..v{LONG_LOG // 2 + 1}", f"v1..v{LONG_LOG + 1}"
+    return {
+        "log floor": ([sys.executable, str(SEMFLOOR), "--log", span], git, _nothing),
+        f"snapdiff log {span}, cold": (
+            [*snapdiff, "log", span, "--cache-dir", str(cache / "log60")],
+            git,
+            emptied(cache / "log60"),
+        ),
+        f"snapdiff log {span}, warm": (
+            [*snapdiff, "log", span, "--cache-dir", str(cache / "log60-warm")],
+            git,
+            _nothing,
+        ),
+        f"snapdiff log {half}, cold": (
+            [*snapdiff, "log", half, "--cache-dir", str(cache / "log30")],
+            git,
+            emptied(cache / "log30"),
+        ),
+    }
+
+
+def index_commands(base: Path) -> dict[str, Command]:
+    sides = [str(base / side / "build_cache" / "index.json") for side in ("v1", "v2")]
+    return {
+        "index floor": ([sys.executable, str(INDEXFLOOR), *sides], base, _nothing),
+        "snapdiff index pair": ([*snapdiff_command(), *sides], base, _nothing),
+    }
+
+
+def median_ratios(samples: dict[str, list[Sample]], base: str) -> dict[str, float]:
+    """Per workload, the median over rounds of its time over the base's time in the same round."""
+    return {
+        name: statistics.median(
+            mine / theirs for (mine, _), (theirs, _) in zip(got, samples[base], strict=True)
+        )
+        for name, got in samples.items()
+    }
+
+
+def ratio_table(samples: dict[str, list[Sample]], base: str) -> list[str]:
+    """A Markdown table: median seconds (min-max), the median per-round ratio to base, peak RSS."""
+    ratios = median_ratios(samples, base)
+    lines = [
+        f"| work | seconds, median (min–max) | × {base} (median of rounds) | peak RSS |",
+        "|---|--:|--:|--:|",
+    ]
+    for name, got in samples.items():
+        seconds = [s for s, _ in got]
+        lines.append(
+            f"| {name} | {statistics.median(seconds):.3f} ({min(seconds):.3f}–{max(seconds):.3f})"
+            f" | {ratios[name]:.2f} | {max(r for _, r in got) / 1024:.0f} MiB |"
+        )
+    return lines
+
+
+def whole_catalogue(size: str, out: Path, cache: Path, runs: int) -> None:
+    """One of issue 28's workloads: truth, stable output, interleaved ratios to its floor."""
+    if size == "log60":
+        base = generate_long_history(out)
+        truth = check_log_truth(base)
+        stable = same_bytes(["log", f"v1..v{LONG_LOG + 1}", "--no-cache"], base / "git")
+        samples = bench(long_log_commands(base, cache), runs)
+        floor = "log floor"
+        title = f"`snapdiff log` over {LONG_LOG} daily commits at develop size ({LONG_EVENTS})"
+    elif size == "index":
+        base = generate_index(out)
+        truth = check_index_truth(base)
+        sides = [str(base / side / "build_cache" / "index.json") for side in ("v1", "v2")]
+        stable = same_bytes(sides, base)
+        samples = bench(index_commands(base), runs)
+        floor = "index floor"
+        megabytes = [Path(side).stat().st_size / 1e6 for side in sides]
+        title = f"build-cache index pair, {INDEX_RECORDS} records a side ({megabytes[0]:.0f} MB,"
+        title += f" {megabytes[1]:.0f} MB; synthetic: bench/genindex.py)"
+    else:
+        base = generate(out, size)
+        truth = check_truth(base)
+        stable = same_bytes(["v1", "v2", "--no-cache"], base)
+        samples = bench(release_commands(base, cache), runs)
+        floor = "release floor"
+        title = f"release → release, {SHAPE[size]} size, every event at 100 % churn".replace(
+            "all size", "all tags"
+        )
+    print(f"\n{title}: {truth}; {stable}\n")
+    print("\n".join(ratio_table(samples, floor)))
+    if size == "log60":
+        peaks = {name: max(rss for _, rss in got) for name, got in samples.items()}
+        whole, half = (peaks[f"snapdiff log v1..v{n + 1}, cold"] for n in (LONG_LOG, LONG_LOG // 2))
+        growth = (whole - half) / 1024 / (LONG_LOG - LONG_LOG // 2)
+        print(
+            f"\nmemory growth per step (peak over {LONG_LOG} steps vs {LONG_LOG // 2}): "
+            f"{growth:.2f} MiB (target ≤ 0.5)"
+        )
+    if size in ("release", "release-all"):
+        ratios = median_ratios(samples, "read floor (`floor.py`)")
+        print(
+            f"\ndirectories / read floor (median of rounds): {ratios['snapdiff directories']:.2f}"
+        )
+
+
+def loads() -> str:
+    """The load averages over 1, 5 and 15 minutes."""
+    return ", ".join(f"{load:.2f}" for load in os.getloadavg())
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -231,10 +511,13 @@ def main() -> int:
     load = os.getloadavg()[0]
     print(
         f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load average "
-        f"{load:.2f} at the start; medians of {args.runs} interleaved runs"
+        f"{load:.2f} at the start ({loads()}); medians of {args.runs} interleaved runs"
     )
     cache = args.out / "caches"
     for size in args.sizes.split(","):
+        if size in ("release", "release-all", "log60", "index"):
+            whole_catalogue(size, args.out, cache, args.runs)
+            continue
         if size == "log":
             repo = generate_history(args.out)
             samples = bench(log_commands(repo, cache), args.runs)
@@ -258,7 +541,7 @@ def main() -> int:
             f"{median['snapdiff directories'] / median['read floor (`floor.py`)']:.2f}"
             " (target warm ≤ 1.0, cold ≤ 1.5)"
         )
-    print(f"\nload average at the end: {os.getloadavg()[0]:.2f}")
+    print(f"\nload average at the end: {os.getloadavg()[0]:.2f} ({loads()})")
     return 0
 
 

@@ -1,11 +1,16 @@
 #!/usr/bin/env python3
-"""The Python floor of a semantic git diff (a benchmark helper, not a test): issue 20's yardstick.
+"""The Python floors of snapdiff's git workloads (a benchmark helper, not a test).
 
-Usage: python bench/semfloor.py OLD NEW, inside the repository.
+Usage, inside the repository:
+  python bench/semfloor.py OLD NEW           the semantic floor (issue 20's yardstick)
+  python bench/semfloor.py --every OLD NEW   the release floor (issue 28)
+  python bench/semfloor.py --log A..B        the log floor (issue 28)
 
-One process runs the tree diff (`git diff-tree -r --no-renames -z`), reads the changed blobs of
-both sides through one `git cat-file --batch`, and `json.loads` each changed page's
-`spec_details` line: nothing else. Standard library only.
+One process lists the blobs to read, reads them through one `git cat-file --batch`, and
+`json.loads` each page's `spec_details` line: nothing else. The semantic floor lists the changed
+blobs of both sides (`git diff-tree -r --no-renames -z`); the release floor every page of both
+sides (`git ls-tree -r`); the log floor the distinct blobs, old and new, that one
+`git log --raw` over the range names. Standard library only.
 """
 
 from __future__ import annotations
@@ -33,9 +38,41 @@ def changed_blobs(old: str, new: str) -> list[str]:
     return found
 
 
+def every_blob(*revisions: str) -> list[str]:
+    """The blob id of every file of each revision."""
+    found = []
+    for revision in revisions:
+        out = subprocess.run(
+            ["git", "ls-tree", "-r", "-z", revision], capture_output=True, check=True
+        ).stdout.split(b"\0")
+        found += [entry.split()[2].decode() for entry in out if entry]
+    return found
+
+
+def logged_blobs(span: str) -> list[str]:
+    """The distinct blob ids, old and new, of every change `git log --raw` lists over span."""
+    out = subprocess.run(
+        ["git", "log", "--raw", "--no-renames", "--no-abbrev", "--first-parent", "--format=", span],
+        capture_output=True,
+        check=True,
+    ).stdout
+    found = dict.fromkeys(
+        sha.decode()
+        for line in out.splitlines()
+        if line.startswith(b":")
+        for sha in line.split(b"\t", 1)[0].split()[2:4]
+        if sha.decode() != _NULL
+    )
+    return list(found)
+
+
 def main(argv: list[str]) -> int:
-    old, new = argv
-    wanted = changed_blobs(old, new)
+    if argv[0] == "--every":
+        wanted = every_blob(*argv[1:3])
+    elif argv[0] == "--log":
+        wanted = logged_blobs(argv[1])
+    else:
+        wanted = changed_blobs(*argv[:2])
     proc = subprocess.Popen(
         ["git", "cat-file", "--batch"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
     )
