@@ -333,12 +333,11 @@ def table(samples: dict[str, list[Sample]], bases: dict[str, str]) -> list[str]:
     return lines
 
 
-def pair_commands(base: Path, cache: Path) -> dict[str, Command]:
+def _v1_v2(base: Path, cache: Path) -> dict[str, Command]:
+    """snapdiff on v1 and v2 in git mode, cold and warm, and as directories, with the read floor."""
     snapdiff = snapdiff_command()
     git = base / "git"
     return {
-        "`git diff --stat`": (["git", "diff", "--stat", "v1", "v2"], git, _nothing),
-        "semantic floor": ([sys.executable, str(SEMFLOOR), "v1", "v2"], git, _nothing),
         "snapdiff git, cold": (
             [*snapdiff, "v1", "v2", "--cache-dir", str(cache / "cold")],
             git,
@@ -351,7 +350,16 @@ def pair_commands(base: Path, cache: Path) -> dict[str, Command]:
         ),
         "read floor (`floor.py`)": ([sys.executable, str(FLOOR), "v1", "v2"], base, _nothing),
         "snapdiff directories": ([*snapdiff, "v1", "v2", "--no-cache"], base, _nothing),
-        "`snapdiff --version`": ([*snapdiff, "--version"], base, _nothing),
+    }
+
+
+def pair_commands(base: Path, cache: Path) -> dict[str, Command]:
+    git = base / "git"
+    return {
+        "`git diff --stat`": (["git", "diff", "--stat", "v1", "v2"], git, _nothing),
+        "semantic floor": ([sys.executable, str(SEMFLOOR), "v1", "v2"], git, _nothing),
+        **_v1_v2(base, cache),
+        "`snapdiff --version`": ([*snapdiff_command(), "--version"], base, _nothing),
     }
 
 
@@ -373,23 +381,8 @@ def log_commands(repo: Path, cache: Path) -> dict[str, Command]:
 
 
 def release_commands(base: Path, cache: Path) -> dict[str, Command]:
-    snapdiff = snapdiff_command()
-    git = base / "git"
-    return {
-        "release floor": ([sys.executable, str(SEMFLOOR), "--every", "v1", "v2"], git, _nothing),
-        "snapdiff git, cold": (
-            [*snapdiff, "v1", "v2", "--cache-dir", str(cache / "cold")],
-            git,
-            emptied(cache / "cold"),
-        ),
-        "snapdiff git, warm": (
-            [*snapdiff, "v1", "v2", "--cache-dir", str(cache / "warm")],
-            git,
-            _nothing,
-        ),
-        "read floor (`floor.py`)": ([sys.executable, str(FLOOR), "v1", "v2"], base, _nothing),
-        "snapdiff directories": ([*snapdiff, "v1", "v2", "--no-cache"], base, _nothing),
-    }
+    floor = [sys.executable, str(SEMFLOOR), "--every", "v1", "v2"]
+    return {"release floor": (floor, base / "git", _nothing), **_v1_v2(base, cache)}
 
 
 def long_log_commands(base: Path, cache: Path) -> dict[str, Command]:
