@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .labels import Labeller, OneTag, one_tag
+from .rebuilds import Cascade, MissingDependency, OwnChange, Rebuilds, Trigger
 from .records import (
     SCHEMA_VERSION,
     Change,
@@ -25,6 +26,7 @@ from .records import (
 
 __all__ = [
     "SCHEMA_VERSION",
+    "Cascade",
     "Change",
     "ChangeClass",
     "Exemption",
@@ -32,8 +34,11 @@ __all__ = [
     "GateLevel",
     "GateOutcome",
     "Labeller",
+    "MissingDependency",
     "OneTag",
+    "OwnChange",
     "PackageChange",
+    "Rebuilds",
     "Report",
     "RootCount",
     "Sentence",
@@ -43,5 +48,6 @@ __all__ = [
     "StackMove",
     "Status",
     "Summary",
+    "Trigger",
     "one_tag",
 ]

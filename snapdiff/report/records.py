@@ -8,6 +8,7 @@ from typing import Literal, NamedTuple, get_args
 from ..model import Configuration, Filters, Spellings
 from ..versions import Bump  # a package's version change
 from .labels import Labeller, OneTag, one_tag
+from .rebuilds import Rebuilds
 
 __all__ = [
     "Change",
@@ -258,6 +259,7 @@ class Report:
     filters: Filters = field(default=Filters())
     skipped: tuple[str, ...] = field(default=())  # bad pages left out: the report is incomplete
     gates: tuple[GateOutcome, ...] = field(default=())  # set by the command line's gates
+    rebuilds: Rebuilds | None = None  # why specs were rebuilt: both sides build-cache indexes
     schema_version: int = SCHEMA_VERSION
 
     def tags_counted(self) -> int:

@@ -1,0 +1,73 @@
+"""Why specs were rebuilt (SPEC section 6): the records a cause analysis of two build-cache
+indexes concludes, that every output renders. No I/O."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["Cascade", "MissingDependency", "OwnChange", "Rebuilds", "Trigger"]
+
+# A rebuilt spec's own change against its predecessor, in the order they are listed.
+OwnChange = Literal["version", "variants", "recipe", "target", "os", "compiler", "dependencies"]
+
+# What a field was and is: a version, os, target, compiler or package hash (`recipe`) as a
+# string; variants and dependency names as the sorted tokens only one side has.
+FieldValue = str | tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Trigger:
+    """A rebuilt spec with an own change: the cause of its cascade."""
+
+    hash: str
+    name: str
+    predecessor: str
+    changes: tuple[OwnChange, ...]
+    before: tuple[tuple[str, FieldValue], ...]  # JSON `from`: (change, old value), as `changes`
+    after: tuple[tuple[str, FieldValue], ...]  # JSON `to`
+    cascade: tuple[str, ...]  # hashes of the cascade specs it causes, sorted
+    cascade_build_only: tuple[str, ...]  # those reached through a build edge, sorted
+    stacks: tuple[str, ...]  # stacks holding the trigger or a spec of its cascade, sorted
+    # the cascade by package: (name, specs), most specs first, then name
+    packages: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Cascade:
+    """A rebuilt spec with no own change from which triggers are reached by new edges."""
+
+    hash: str
+    name: str
+    predecessor: str
+    causes: tuple[str, ...]  # trigger hashes, sorted
+
+
+@dataclass(frozen=True, slots=True)
+class MissingDependency:
+    """A `NEW` spec whose link or run dependency no record of `NEW` holds (and not external)."""
+
+    hash: str
+    name: str
+    dependency: str  # its hash
+    dependency_name: str
+    new: bool  # the gap is new against `OLD`
+
+
+@dataclass(frozen=True, slots=True)
+class Rebuilds:
+    """Every rebuilt spec is in exactly one of `triggers`, `cascades`, `hash_scheme`,
+    `unexplained`. Lists are sorted by hash; triggers by cascade size (largest first), then
+    name, then hash; missing dependencies new ones first, then by hash and dependency."""
+
+    triggers: tuple[Trigger, ...]
+    cascades: tuple[Cascade, ...]
+    hash_scheme: tuple[str, ...]
+    unexplained: tuple[str, ...]
+    missing_dependencies: tuple[MissingDependency, ...]
+
+    @property
+    def rebuilt(self) -> int:
+        """How many distinct specs were rebuilt."""
+        parts = (self.triggers, self.cascades, self.hash_scheme, self.unexplained)
+        return sum(map(len, parts))
