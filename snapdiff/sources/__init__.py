@@ -10,7 +10,14 @@ from .git.changed import MixedUnits, Revisions
 from .git.reader import Progress
 from .git.repo import GitRepo
 from .git.tallycache import TallyCache
-from .kinds import LoadOptions, RevisionSource, Source, open_source, opened
+from .kinds import (
+    LoadOptions,
+    MirrorRevisionSource,
+    RevisionSource,
+    Source,
+    open_source,
+    opened,
+)
 from .pair import Reading, SnapshotPair
 from .snapshot import PageCache, Problems, check_changed
 
@@ -95,6 +102,10 @@ def load_history(
     options = options or LoadOptions()
     with opened() as repos:
         source = open_source(start, options, repos)
+        if isinstance(source, MirrorRevisionSource):
+            commits = source.repo.first_parent_commits(start, end)
+            yield from _mirror_history(source, commits, options, Reading.needed_by(filters))
+            return
         if not isinstance(source, RevisionSource):
             raise InputError(start, "a history needs git revisions", "run snapdiff log A..B")
         commits = source.repo.first_parent_commits(start, end)
@@ -127,6 +138,21 @@ def _whole_history(
         new_snapshot = check_changed(new_snapshot, old_snapshot, after.problems)
         yield SnapshotPair(old_snapshot, new_snapshot)
         before, old_snapshot = after, new_snapshot
+
+
+def _mirror_history(
+    start: MirrorRevisionSource, commits: list[str], options: LoadOptions, reading: Reading
+) -> Iterator[SnapshotPair]:
+    """`load_history` over build-cache mirrors committed to git: each commit that changed a
+    file of them, its indexes against the step before's (two sides held at a time)."""
+    before = start
+    for number, commit in enumerate(commits, start=1):
+        _progress(options, number, commits)
+        after = before.at(start.repo.resolve(commit), options)
+        if after is None:
+            continue
+        yield SnapshotPair(*_whole_pair((before, after), reading, counted=False))
+        before = after
 
 
 def _changed_history(

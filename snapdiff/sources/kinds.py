@@ -3,6 +3,7 @@ a directory of pages, a git revision, build-cache indexes; and how they are read
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 from collections.abc import Iterable, Iterator
@@ -14,13 +15,21 @@ from ..errors import InputError
 from ..model import Snapshot
 from .directory import read_directory
 from .git.reader import Progress, quiet, readable
-from .git.repo import GitRepo, TreeFile
+from .git.repo import GitRepo, Revision, TreeFile
 from .mirror.index import is_index_file, load_indexes, lone_stack
 from .mirror.layouts import MAX_INDEX_BYTES, Folder, Index, find_mirrors, index_of, is_url
+from .mirror.tree import TreeMirror, mirror_files, tree_mirrors
 from .pages import MAX_PAGE_BYTES, ParsedPage, is_catalogue_path, is_page_content
 from .snapshot import PageBytes, PageCache, Problems, build_snapshot
 
-__all__ = ["LoadOptions", "RevisionSource", "Source", "open_source", "opened"]
+__all__ = [
+    "LoadOptions",
+    "MirrorRevisionSource",
+    "RevisionSource",
+    "Source",
+    "open_source",
+    "opened",
+]
 
 
 class Source(Protocol):
@@ -132,6 +141,31 @@ class IndexSource:
         return self.snapshot
 
 
+class MirrorRevisionSource(IndexSource):
+    """Build-cache mirrors committed to git, at one revision (`mirror.tree`)."""
+
+    def __init__(
+        self, repo: GitRepo, revision: Revision, files: dict[str, TreeFile], options: LoadOptions
+    ) -> None:
+        self.repo, self.revision, self.files = repo, revision, files
+        mirrors = tree_mirrors(files)
+        indexes = (index_of(TreeMirror(repo, revision, files, p), stack) for stack, p in mirrors)
+        super().__init__(revision.arg, indexes, options)
+        self.snapshot = dataclasses.replace(
+            self.snapshot, commit=revision.commit, date=revision.date
+        )
+
+    def at(self, revision: Revision, options: LoadOptions) -> MirrorRevisionSource | None:
+        """The same repository's mirrors at another revision; None when no file changed."""
+        files = mirror_files(self.repo, revision)
+        if files is None:
+            fix = "give a range whose every commit holds the mirrors"
+            raise InputError(revision.arg, "holds no build-cache mirror", fix)
+        if {p: f.sha for p, f in files.items()} == {p: f.sha for p, f in self.files.items()}:
+            return None
+        return MirrorRevisionSource(self.repo, revision, files, options)
+
+
 @dataclass(frozen=True)
 class LoadOptions:
     """Where and how inputs are read (beyond their names); how much of each page is read follows
@@ -183,7 +217,11 @@ def open_source(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> So
             fix = "give a directory of catalogue pages, or a revision inside a git repository"
             where = arg if repo is None else f"{arg} (in {repo})"
             raise InputError(where, f"no such directory ({exc.what})", fix) from exc
-    return RevisionSource(repos[path], arg, problems, options.progress)
+    source = RevisionSource(repos[path], arg, problems, options.progress)
+    mirrored = mirror_files(source.repo, source.revision)
+    if mirrored is not None:  # a repository of build-cache mirrors, not of catalogue pages
+        return MirrorRevisionSource(source.repo, source.revision, mirrored, options)
+    return source
 
 
 @contextmanager

@@ -144,6 +144,10 @@ class GitRepo:
         commit, date = self._commit_of(rev)
         return Revision(arg, tree[0], commit, date)
 
+    def holds(self, tree: str, name: str) -> bool:
+        """Whether a tree holds an entry of this name (asked of the persistent batch-check)."""
+        return self._header(f"{tree}:{name}") is not None
+
     def _commit_of(self, rev: str) -> tuple[str | None, str | None]:
         """The short id and committer date (ISO 8601) of the commit a revision names."""
         found = self._header(f"{rev}^{{commit}}")

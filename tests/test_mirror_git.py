@@ -1,0 +1,114 @@
+"""Build-cache mirrors committed to git: revisions of such a repository are diffed, and walked by
+`snapdiff log`, as the same mirrors in folders are (real git in tmp_path; the indexes are the real
+samples of tests/data/spack-index)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from clirun import run
+from gitrepo import commit, git, new_repo
+from test_mirror import V7, V8, layout2, layout3
+
+
+def _json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    code, out, err = run([*argv, "--format", "json"], capsys)
+    assert code == 0, err
+    data: dict[str, Any] = json.loads(out)
+    for side in ("old", "new"):
+        data[side].pop("source")
+        data[side].pop("commit")
+        data[side].pop("date")
+    return data
+
+
+def _mirrors(root: Path, index: Path) -> None:
+    """Two stacks: `e4s` in layout 2 and `ml` in layout 3, beside a README."""
+    for child in root.iterdir():
+        if child.name != ".git":
+            shutil.rmtree(child) if child.is_dir() else child.unlink()
+    layout2(root / "e4s", index)
+    layout3(root / "ml", index)
+    (root / "README.md").write_text("mirrors of the build cache, one folder per stack\n")
+
+
+@pytest.fixture
+def mirror_repo(tmp_path: Path) -> Path:
+    """Day 1: both stacks hold the DB v7 sample; day 2: the DB v8 one; day 3: the README only."""
+    repo = new_repo(tmp_path / "mirrors")
+    _mirrors(repo, V7)
+    commit(repo, "day 1", 1)
+    _mirrors(repo, V8)
+    commit(repo, "day 2", 2)
+    (repo / "README.md").write_text("mirrors, updated daily\n")
+    commit(repo, "day 3: docs only", 3)
+    return repo
+
+
+def test_revisions_of_a_mirror_repository_report_what_its_folders_do(
+    mirror_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir()
+    new.mkdir()
+    _mirrors(old, V7)
+    _mirrors(new, V8)
+    folders = _json([str(old), str(new)], capsys)
+    revisions = _json(["HEAD~2", "HEAD~1", "--repo", str(mirror_repo)], capsys)
+    assert folders["packages"], "the days must differ"
+    assert revisions == folders
+    assert {s["name"] for s in _json([str(V7), str(old)], capsys)["stacks"]} == {"e4s", "ml"}
+
+
+def test_a_mirror_revision_is_named_by_its_commit(
+    mirror_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(["HEAD~2", "HEAD~1", "--repo", str(mirror_repo), "-f", "json"], capsys)
+    assert code == 0, err
+    sides = json.loads(out)
+    day1 = git(mirror_repo, "rev-parse", "--short", "HEAD~2")
+    assert sides["old"]["commit"] == day1
+    assert sides["old"]["date"].startswith("2025-04-01")
+
+
+def test_log_over_a_mirror_repository_has_one_step_per_commit_changing_an_index(
+    mirror_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(["log", "HEAD~2..HEAD", "--repo", str(mirror_repo), "-f", "json"], capsys)
+    assert code == 0, err
+    steps = json.loads(out)["steps"]
+    day2 = git(mirror_repo, "rev-parse", "--short", "HEAD~1")
+    assert [step["commit"] for step in steps] == [day2]  # the docs commit is no step
+    direct = _json(["HEAD~2", "HEAD~1", "--repo", str(mirror_repo)], capsys)["summary"]
+    assert steps[0]["summary"] == direct
+
+
+def test_a_commit_of_the_range_without_mirrors_is_one_line(
+    mirror_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for stack in ("e4s", "ml"):
+        git(mirror_repo, "rm", "-rq", stack)
+    commit(mirror_repo, "mirrors gone", 4)
+    code, out, err = run(["log", "HEAD~3..HEAD", "--repo", str(mirror_repo)], capsys)
+    assert code == 2 and out == ""
+    assert err.startswith("snapdiff: error: ") and "holds no build-cache mirror" in err
+    assert len(err.splitlines()) == 1
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
+def test_an_index_committed_as_a_link_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = new_repo(tmp_path / "linked")
+    (repo / "build_cache").mkdir()
+    shutil.copyfile(V8, repo / "real.json")
+    os.symlink("../real.json", repo / "build_cache" / "index.json")
+    commit(repo, "a link", 1)
+    code, out, err = run(["HEAD", "HEAD", "--repo", str(repo)], capsys)
+    assert code == 2 and out == ""
+    assert "HEAD:build_cache/index.json: a symbolic link" in err
