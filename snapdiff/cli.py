@@ -36,7 +36,9 @@ def _sides(
     if new is not None:
         return old, new
     if old != ".." and (".." not in old or os.path.isdir(old)):  # `..` alone: a range
-        wanted = "one range A..B" if command != "snapdiff" else "OLD and NEW, or one range A..B"
+        wanted = "OLD and NEW, or one range A..B"
+        if command != "snapdiff":
+            wanted = "one range A..B, or two or more snapshots"
         raise UsageError("", f"give {wanted}", f"see {command} --help")
     dots = "..." if "..." in old else ".."
     start, _, end = old.partition(dots)
@@ -201,15 +203,19 @@ def _unsized(args: argparse.Namespace) -> list[str]:
 
 
 def _log(argv: Sequence[str]) -> int:
-    """`snapdiff log A..B`."""
+    """`snapdiff log A..B`, or `snapdiff log S1 S2 [S3 ...]` over snapshots given in order."""
     from .history import history
-    from .sources import LoadOptions, load_history, short_commit
+    from .sources import LoadOptions, load_history, load_sequence, short_commit
 
     args = parse(argv, log=True)
-    start, end = _sides(args.range, None, args.repo, "snapdiff log")
+    snapshots = [args.range, *args.more]
+    if args.more:
+        start, end = snapshots[0], snapshots[-1]
+    else:
+        start, end = _sides(args.range, None, args.repo, "snapdiff log")
     for warning in _unsized(args):
         print(f"snapdiff: warning: {warning}", file=sys.stderr)
-    base = args.range.partition("...") if "..." in args.range else None
+    base = args.range.partition("...") if "..." in args.range and not args.more else None
     merge_base_of = (base[0] or "HEAD", base[2] or "HEAD") if base else None
     narrow = filters(args)
     progress = TerminalProgress(sys.stderr)
@@ -221,10 +227,14 @@ def _log(argv: Sequence[str]) -> int:
         warn=_warn,
     )
     try:
-        pairs = load_history(start, end, options, narrow)
-        walked = history(pairs, start, end, narrow, merge_base_of)
-        ends = short_commit(start, args.repo), short_commit(end, args.repo)
-        walked = dataclasses.replace(walked, start_commit=ends[0], end_commit=ends[1])
+        if args.more:
+            pairs = load_sequence(snapshots, options, narrow)
+            walked = history(pairs, start, end, narrow, unit="snapshot")
+        else:
+            pairs = load_history(start, end, options, narrow)
+            walked = history(pairs, start, end, narrow, merge_base_of)
+            ends = short_commit(start, args.repo), short_commit(end, args.repo)
+            walked = dataclasses.replace(walked, start_commit=ends[0], end_commit=ends[1])
         KEPT(walked)
     finally:
         progress.done()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import NamedTuple, Protocol
+from typing import Literal, NamedTuple, Protocol
 
 from .compare.diff import diff_snapshots
 from .model import Filters, Snapshot
@@ -20,7 +20,9 @@ from .report import (
 )
 from .versions import Bump, bump_order
 
-__all__ = ["Flap", "History", "PackagePath", "Pair", "Step", "StepBump", "history"]
+__all__ = ["Flap", "History", "PackagePath", "Pair", "Step", "StepBump", "Unit", "history"]
+
+Unit = Literal["commit", "snapshot"]  # what a step of a history is: a commit, or a snapshot given
 
 
 class Pair(Protocol):
@@ -90,6 +92,7 @@ class History:
     start_commit: str | None = None  # short ids of the ends
     end_commit: str | None = None
     merge_base_of: tuple[str, str] | None = None  # `A...B`: start is the merge base of A and B
+    unit: Unit = "commit"  # a step: a commit of A..B, or a snapshot given after the first
 
     def changed_tags(self) -> set[str]:
         """The cache tags of every package and stack the range changed."""
@@ -119,6 +122,7 @@ def history(
     end: str,
     filters: Filters | None = None,
     merge_base_of: tuple[str, str] | None = None,
+    unit: Unit = "commit",
 ) -> History:
     """Walk the range from `start` to `end` a commit at a time, diffing each commit's snapshots
     after it with those before it (`pairs`, oldest first; `merge_base_of` names the revisions
@@ -147,6 +151,7 @@ def history(
         flaps.found(),
         tuple(sorted(tags)),
         merge_base_of=merge_base_of,
+        unit=unit,
     )
 
 

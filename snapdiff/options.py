@@ -272,6 +272,13 @@ def log_parser() -> argparse.ArgumentParser:
         "newest first), then per package the path of its highest version, and flapping specs.",
     )
     made.add_argument("range", metavar="A..B", help="the commits after A up to B")
+    made.add_argument(
+        "more",
+        nargs="*",
+        metavar="SNAPSHOT",
+        help="with these, A..B is instead the first of two or more snapshots (folders, mirrors, "
+        "index files, revisions), oldest first: one entry per snapshot against the one before",
+    )
     _add_reading(made.add_argument, mirrors=False)
     _add_config(made.add_argument)
     _add_format(made.add_argument, log_formats())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TypedDict
+from typing import Literal, TypedDict
 
 from .report import GateLevel, Status
 from .versions import BumpKind, BumpSize
@@ -206,7 +206,8 @@ class StepJSON(TypedDict):
 class RangeJSON(TypedDict):
     start: str
     end: str
-    commits: int
+    commits: int  # steps: commits that changed the catalogue, or snapshots (`unit`)
+    unit: Literal["commit", "snapshot"]
     start_commit: str | None  # short ids of the ends
     end_commit: str | None
     merge_base_of: list[str] | None  # `A...B`: [A, B], whose merge base is `start`

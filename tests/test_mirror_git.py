@@ -112,3 +112,52 @@ def test_an_index_committed_as_a_link_is_refused(
     code, out, err = run(["HEAD", "HEAD", "--repo", str(repo)], capsys)
     assert code == 2 and out == ""
     assert "HEAD:build_cache/index.json: a symbolic link" in err
+
+
+def _log_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
+    code, out, err = run(["log", *argv, "-f", "json"], capsys)
+    assert code == 0, err
+    data: dict[str, Any] = json.loads(out)
+    return data
+
+
+def test_log_over_mirror_folders_given_in_order_is_one_step_per_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    days = []
+    for day, index in (("day1", V7), ("day2", V7), ("day3", V8)):
+        folder = tmp_path / day
+        folder.mkdir()
+        _mirrors(folder, index)
+        days.append(str(folder))
+    walked = _log_json(days, capsys)
+    assert walked["range"]["unit"] == "snapshot"
+    assert [step["commit"] for step in walked["steps"]] == [days[2]]  # day2 changed nothing
+    direct = _json([days[1], days[2]], capsys)["summary"]
+    assert walked["steps"][0]["summary"] == direct
+    code, out, _ = run(["log", *days], capsys)
+    assert code == 0
+    assert "1 snapshot changed the catalogue." in out and "### Snapshots" in out
+    assert f"#### `{days[2]}`\n" in out  # no date: a folder has none
+
+
+def test_log_over_snapshots_walks_any_kinds_in_order(
+    mirror_repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    folder = tmp_path / "today"
+    folder.mkdir()
+    _mirrors(folder, V7)
+    walked = _log_json(
+        ["HEAD~2", "HEAD~1", str(folder), "--repo", str(mirror_repo)], capsys
+    )  # V7, V8, then V7 again: two steps, the second undoing the first
+    first, second = reversed(walked["steps"])
+    assert first["summary"]["specs_added"] == second["summary"]["specs_removed"] > 0
+    assert walked["range"]["start"] == "HEAD~2" and walked["range"]["end"] == str(folder)
+
+
+def test_log_with_one_snapshot_says_what_to_give(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(["log", str(V7)], capsys)
+    assert (code, out) == (2, "")
+    assert err == (
+        "snapdiff: error: give one range A..B, or two or more snapshots (see snapdiff log --help)\n"
+    )

@@ -256,6 +256,7 @@ def history_to_dict(history: History) -> HistoryJSON:
             "start": history.start,
             "end": history.end,
             "commits": len(history.steps),
+            "unit": history.unit,
             "start_commit": history.start_commit,
             "end_commit": history.end_commit,
             "merge_base_of": list(base) if base else None,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from ..errors import InputError
 from ..model import Filters, Snapshot, counted_apart
@@ -27,6 +27,7 @@ __all__ = [
     "SnapshotPair",
     "load_history",
     "load_pair",
+    "load_sequence",
     "load_snapshot",
     "merge_base",
     "short_commit",
@@ -138,6 +139,22 @@ def _whole_history(
         new_snapshot = check_changed(new_snapshot, old_snapshot, after.problems)
         yield SnapshotPair(old_snapshot, new_snapshot)
         before, old_snapshot = after, new_snapshot
+
+
+def load_sequence(
+    snapshots: Sequence[str], options: LoadOptions | None = None, filters: Filters | None = None
+) -> Iterator[SnapshotPair]:
+    """(before, after) for each snapshot after the first, against the one before it: any kinds
+    `load_pair` reads, each opened once and held no longer than its two steps."""
+    options = options or LoadOptions()
+    reading = Reading.needed_by(filters)
+    with opened() as repos:
+        before = open_source(snapshots[0], options, repos)
+        for number, arg in enumerate(snapshots[1:], start=2):
+            options.progress(f"snapshot {number:,} of {len(snapshots):,} ({arg})")
+            after = open_source(arg, options, repos)
+            yield SnapshotPair(*_whole_pair((before, after), reading, counted=False))
+            before = after
 
 
 def _mirror_history(
