@@ -138,3 +138,25 @@ def test_pages_say_nothing_about_causes(
         assert words not in out.lower()
     markdown = render_markdown(report(tmp_path, None))
     assert "Why specs were rebuilt" not in markdown and "cause" not in markdown
+
+
+def test_names_and_values_from_the_index_are_inert(tmp_path: Path) -> None:
+    """A package name, version or dependency with markup is a code span (Markdown), escaped
+    `<code>` (a fold's summary) and one printable line (text)."""
+    evil = "x`<script>|\n@team"
+    trigger = dataclasses.replace(
+        REBUILDS.triggers[0],
+        name=evil,
+        before=(("version", evil),),
+        after=(("version", "<b>2</b>"),),
+    )
+    gap = dataclasses.replace(REBUILDS.missing_dependencies[0], dependency_name=evil)
+    rebuilds = dataclasses.replace(REBUILDS, triggers=(trigger,), missing_dependencies=(gap,))
+    found = report(tmp_path, rebuilds)
+    markdown = render_markdown(found)
+    outside = re.sub(r"(`+) ?.+? ?\1|<code>.*?</code>", "", markdown)  # outside code spans
+    assert "<script>" not in outside and "<b>" not in outside and "@team" not in outside
+    assert "- ``x`<script>\\| @team`` ``x`<script>\\| @team`` → `<b>2</b>` (version)" in markdown
+    assert "<summary><code>x`&lt;script&gt;| @team</code> <code>" in markdown
+    text = render_text(found)
+    assert "\n@team" not in text and "x`<script>|\\x0a@team x`<script>|\\x0a@team →" in text
