@@ -22,7 +22,7 @@ from .charts import stack_charts
 from .jsonreport import history_to_dict
 from .links import Links
 from .markup import Safe, code, some
-from .rebuildfolds import first_screen_view, views
+from .rebuildfolds import views
 from .sections import SECTIONS, SectionId
 from .sentences import class_counts, explained, notes, root_rows, spack1, stack_move_rows
 from .views import (
@@ -114,7 +114,7 @@ def section_rows(report: Report, data: ReportJSON) -> Rows:
         key=lambda s: order[s["status"]] if s["status"] != "changed" or not _loses(s) else 1,
     )
     others = sorted((p for p in changed if not p["bump"]), key=lambda p: -_change_size(p))
-    rebuilt, missing = views(report)
+    rebuilds = views(report)
     return {
         "stacks": shown,
         "bumps": bumps,
@@ -123,8 +123,9 @@ def section_rows(report: Report, data: ReportJSON) -> Rows:
         "other_changed": others,
         "package_stacks": [p for p in changed if p["stacks_added"] or p["stacks_removed"]],
         "explained": explained(report, label),
-        "rebuilt": rebuilt,
-        "missing": missing,
+        "rebuilt": rebuilds["rebuilt"],
+        "missing": rebuilds["missing"],
+        "rebuilds": rebuilds["first_screen"],
     }
 
 
@@ -238,7 +239,7 @@ def markdown_context(
         "one_tag": report.one_tag(),
         "tags_counted": report.tags_counted(),
         "gates": [_gate(outcome) for outcome in report.gates],
-        "rebuilds": first_screen_view(report),
+        "rebuilds": rows["rebuilds"],
     }
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from ..report import MissingDependency, Rebuilds, Report, Sentence
 from .markup import Safe, code, html_code
 from .rebuilds import (
+    Cause,
     cause_sentence,
     causes,
     counted,
@@ -18,14 +19,13 @@ from .rebuilds import (
     hash_scheme,
     unexplained,
 )
-from .views import CountedPackage, PackagesView, RebuildsView
+from .views import CountedPackage, PackagesView, RebuildViews
 
 __all__ = [
     "PACKAGES_SHOWN",
     "MissingRow",
     "PackageCount",
     "RebuiltRow",
-    "first_screen_view",
     "missing_rows",
     "rebuilt_rows",
     "views",
@@ -74,15 +74,16 @@ def _names(report: Report, rebuilds: Rebuilds) -> dict[str, str]:
     return names
 
 
-def rebuilt_rows(report: Report) -> list[RebuiltRow]:
-    """Every cause with its cascade by package, then the hash-scheme and unexplained specs."""
+def rebuilt_rows(report: Report, found: list[Cause]) -> list[RebuiltRow]:
+    """Every cause (`found`, the report's `causes`) with its cascade by package, then the
+    hash-scheme and unexplained specs."""
     rebuilds = report.rebuilds
     if rebuilds is None or not rebuilds.rebuilt:
         return []
     names = _names(report, rebuilds)
     rows = [
         RebuiltRow(cause_sentence(c), _by_package(c.cascade, names, set(c.build_only)))
-        for c in causes(rebuilds)
+        for c in found
     ]
     for said, specs in (
         (hash_scheme, rebuilds.hash_scheme),
@@ -130,14 +131,13 @@ def _view(said: Sentence, packages: tuple[PackageCount, ...]) -> PackagesView:
     }
 
 
-def views(report: Report) -> tuple[list[PackagesView], list[PackagesView]]:
-    """The folded rows of the Markdown: causes with their rebuilt packages, missing binaries
-    with their dependents."""
-    rebuilt = [_view(row.said, row.packages) for row in rebuilt_rows(report)]
-    return rebuilt, [_view(row.said, row.packages) for row in missing_rows(report)]
-
-
-def first_screen_view(report: Report) -> RebuildsView | None:
-    """What the Markdown's first screen says of rebuilds, or None (pages, or nothing rebuilt)."""
-    lines, missing = first_screen(report)
-    return {"lines": lines, "missing": missing} if lines or missing else None
+def views(report: Report) -> RebuildViews:
+    """What the Markdown says of rebuilds: the first screen's lines, the causes with their
+    rebuilt packages, the missing binaries with their dependents (the causes grouped once)."""
+    found = causes(report.rebuilds) if report.rebuilds else []
+    lines, missing = first_screen(report, found)
+    return {
+        "first_screen": {"lines": lines, "missing": missing} if lines or missing else None,
+        "rebuilt": [_view(row.said, row.packages) for row in rebuilt_rows(report, found)],
+        "missing": [_view(row.said, row.packages) for row in missing_rows(report)],
+    }

@@ -188,14 +188,16 @@ def shown(report: Report) -> bool:
     return found is not None and bool(found.rebuilt or found.missing_dependencies)
 
 
-def first_screen(report: Report) -> tuple[list[Sentence], Sentence | None]:
+def first_screen(
+    report: Report, found: list[Cause] | None = None
+) -> tuple[list[Sentence], Sentence | None]:
     """The first screen's lines, in SPEC section 6's order: the largest causes, the hash-scheme
     and unexplained specs, how many causes more, the distinct total; then the missing binaries
-    apart (a format may mark them). Nothing for pages."""
+    apart (a format may mark them). Nothing for pages. `found`: the report's `causes`, if known."""
     rebuilds = report.rebuilds
     if rebuilds is None or not shown(report):
         return [], None
-    found = causes(rebuilds)
+    found = causes(rebuilds) if found is None else found
     lines = [cause_sentence(c) for c in found[:FIRST_SCREEN_CAUSES]]
     if rebuilds.hash_scheme:
         lines.append(hash_scheme(len(rebuilds.hash_scheme)))

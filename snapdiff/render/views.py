@@ -28,6 +28,7 @@ __all__ = [
     "MarkdownContext",
     "Notes",
     "PackagesView",
+    "RebuildViews",
     "RebuildsView",
     "RootRow",
     "RowT",
@@ -133,6 +134,14 @@ class RebuildsView(TypedDict):
     missing: Sentence | None
 
 
+class RebuildViews(TypedDict):
+    """Everything the Markdown says of rebuilds, computed once however often it renders."""
+
+    first_screen: RebuildsView | None
+    rebuilt: list[PackagesView]
+    missing: list[PackagesView]
+
+
 class Rows(TypedDict):
     """Every row of every section (SectionId), in the order shown."""
 
@@ -145,6 +154,7 @@ class Rows(TypedDict):
     explained: list[Explained]
     rebuilt: list[PackagesView]
     missing: list[PackagesView]
+    rebuilds: RebuildsView | None  # not a section: the first screen's lines on rebuilds
 
 
 RowT = TypeVar("RowT", LabelledPackage, LabelledStack, Explained, PackagesView)
