@@ -148,7 +148,8 @@ def _rebuilt(report: Report, count: _Count) -> tuple[int, Sentence]:
         *((c.name, c.causes) for c in rebuilds.cascades),
         *((names.get(spec), ()) for spec in (*rebuilds.hash_scheme, *rebuilds.unexplained)),
     ):
-        reasons = [count.which(name)] if count.which(name) else [excused.get(c) for c in causes]
+        own = count.which(name)
+        reasons = [own] if own else [excused.get(cause) for cause in causes]
         if reasons and all(reasons):
             count.use(*reasons)
         else:

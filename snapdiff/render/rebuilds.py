@@ -10,12 +10,14 @@ from dataclasses import dataclass
 from ..compare.classes import Words
 from ..report import MissingDependency, Rebuilds, Report, Sentence, Trigger
 from ..report.rebuilds import FieldValue, OwnChange
+from .sentences import counted
 
 __all__ = [
     "FIRST_SCREEN_CAUSES",
     "Cause",
     "cause_sentence",
     "causes",
+    "counted",
     "first_screen",
     "hash_scheme",
     "shown",
@@ -76,10 +78,6 @@ def causes(rebuilds: Rebuilds) -> list[Cause]:
     )
 
 
-def counted(count: int, word: str, plural: str | None = None) -> str:
-    return f"{count:,} {word if count == 1 else plural or word + 's'}"
-
-
 def _tokens(value: FieldValue) -> tuple[str, ...]:
     return (value,) if isinstance(value, str) else value
 
@@ -94,8 +92,8 @@ def _change(said: Words, kind: str, old: FieldValue, new: FieldValue) -> None:
     if before and after:
         said.say(f"{kind} {_slots(before)} → {_slots(after)}", *before, *after)
     elif before or after:
-        said.say(f"{kind} {_slots(before or after)} {'removed' if before else 'added'}")
-        said.values += before or after
+        which = "removed" if before else "added"
+        said.say(f"{kind} {_slots(before or after)} {which}", *(before or after))
     else:
         said.say(f"{kind} changed")
 
@@ -136,6 +134,7 @@ def cause_sentence(cause: Cause) -> Sentence:
 
 
 def hash_scheme(n: int) -> Sentence:
+    """The hash-scheme specs, however many, in one sentence."""
     its = "its" if n == 1 else "their"
     return Sentence(
         f"{counted(n, 'spec')} rebuilt with no change of {its} own, nor of any of {its} "
@@ -145,6 +144,7 @@ def hash_scheme(n: int) -> Sentence:
 
 
 def unexplained(n: int) -> Sentence:
+    """The specs whose path down leaves the index."""
     return Sentence(f"{counted(n, 'spec')} rebuilt for a cause not in this index")
 
 
