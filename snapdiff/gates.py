@@ -22,7 +22,15 @@ __all__ = [
     "tripped",
 ]
 
-Gate = Literal["any", "removed-packages", "removed-specs", "downgrade", "stack-loss"]
+Gate = Literal[
+    "any",
+    "removed-packages",
+    "removed-specs",
+    "downgrade",
+    "stack-loss",
+    "rebuilds",
+    "missing-binaries",
+]
 GATES: tuple[Gate, ...] = get_args(Gate)
 _BY_NAME: dict[str, Gate] = {gate: gate for gate in GATES}
 
@@ -89,11 +97,28 @@ class _Count:
         self.used: dict[Exemption, None] = {}
 
     def kept(self, package: str | None = None, stack: str | None = None) -> bool:
-        for entry in self.allow:
-            if entry.covers(self.gate, package, stack):
+        """Whether the change counts; an entry that excuses it is noted as used."""
+        entry = self.which(package, stack)
+        self.use(entry)
+        return entry is None
+
+    def which(self, package: str | None = None, stack: str | None = None) -> Allow | None:
+        """The first entry that would excuse a change of this package or stack (none noted)."""
+        return next((e for e in self.allow if e.covers(self.gate, package, stack)), None)
+
+    def every_stack(self, stacks: Sequence[str]) -> Allow | None:
+        """The first `stack:` entry that every one of these stacks matches (none noted)."""
+        found = [s for s in stacks if s != "root"]
+        return next(
+            (e for e in self.allow if found and all(e.covers(self.gate, stack=s) for s in found)),
+            None,
+        )
+
+    def use(self, *entries: Allow | None) -> None:
+        """Note these entries as used: they excused a change."""
+        for entry in entries:
+            if entry is not None:
                 self.used[Exemption(entry.package, entry.stack, entry.reason)] = None
-                return False
-        return True
 
 
 def _n(count: int, word: str) -> str:
@@ -105,6 +130,44 @@ def _named(words: str, names: Sequence[str]) -> Sentence:
     shown = names[:_NAMED]
     more = f", … and {len(names) - _NAMED:,} more" if len(names) > _NAMED else ""
     return Sentence(words + ", ".join("{}" for _ in shown) + more, tuple(shown))
+
+
+def _rebuilt(report: Report, count: _Count) -> tuple[int, Sentence]:
+    """Distinct rebuilt specs, less those of allowed packages and those rebuilt only through
+    allowed causes (a trigger of an allowed package, or seen only in allowed stacks)."""
+    rebuilds = report.rebuilds
+    if rebuilds is None:
+        return 0, Sentence("no spec rebuilt")
+    excused = {
+        t.hash: count.which(t.name) or count.every_stack(t.stacks) for t in rebuilds.triggers
+    }
+    names = {spec: p.name for p in report.packages for spec in p.specs_added}
+    n = 0
+    for name, causes in (
+        *((t.name, (t.hash,)) for t in rebuilds.triggers),
+        *((c.name, c.causes) for c in rebuilds.cascades),
+        *((names.get(spec), ()) for spec in (*rebuilds.hash_scheme, *rebuilds.unexplained)),
+    ):
+        own = count.which(name)
+        reasons = [own] if own else [excused.get(cause) for cause in causes]
+        if reasons and all(reasons):
+            count.use(*reasons)
+        else:
+            n += 1
+    return n, Sentence(f"{_n(n, 'spec')} rebuilt")
+
+
+def _missing(report: Report, count: _Count) -> tuple[int, Sentence]:
+    """Specs with a link or run dependency no record of the new side holds, where that gap is
+    new against the old side, less those whose package or missing dependency is allowed."""
+    gaps = report.rebuilds.missing_dependencies if report.rebuilds else ()
+    counted = [g for g in gaps if g.new and count.kept(g.name) and count.kept(g.dependency_name)]
+    n = len({g.hash for g in counted})
+    verb = "depends" if n == 1 else "depend"
+    missing = sorted({g.dependency_name for g in counted})
+    return n, _named(
+        f"{_n(n, 'spec')} newly {verb} on binaries this cache does not hold: ", missing
+    )
 
 
 def _count(report: Report, count: _Count) -> tuple[int, Sentence]:
@@ -140,6 +203,10 @@ def _count(report: Report, count: _Count) -> tuple[int, Sentence]:
         n = len(stacks) + len(losing)
         said = f"{_n(len(stacks), 'stack')} removed, {_n(len(losing), 'package')} lost a stack"
         return n, Sentence(said)
+    if count.gate == "rebuilds":
+        return _rebuilt(report, count)
+    if count.gate == "missing-binaries":
+        return _missing(report, count)
     packages = [p for p in report.packages if count.kept(package=p.name)]
     kinds = {
         "package": len(packages),

@@ -118,6 +118,7 @@ def test_every_output_labels_by_the_report_s_one_rule() -> None:
 
 CASES = Path(__file__).parent / "cases"
 _SPAN = re.compile(r"(`+)( ?)(.+?)\2\1")
+_REBUILDS = "**Why specs were rebuilt:**"
 _NOTES = ("`root`", "From a compiler to no compiler", "Specs added (", "Specs removed (")
 
 
@@ -131,6 +132,10 @@ def _said(markdown: str) -> list[str]:
     configuration line of its package-by-package section."""
     lines = markdown.splitlines()
     said = [line for line in lines if line.startswith(_NOTES)]
+    if _REBUILDS in lines:  # the first screen's lines on why specs were rebuilt, unmarked
+        start = lines.index(_REBUILDS) + 2
+        end = lines.index("", start)
+        said += [re.sub(r"^- (\*\*⚠️ )?|\*\*$", "", line) for line in lines[start:end]]
     if "### What changed, package by package" in lines:
         section = lines[lines.index("### What changed, package by package") + 1 :]
         for line in section:
@@ -167,3 +172,19 @@ def test_a_package_s_sentences_come_in_the_markdown_s_order(tmp_path: Path) -> N
     text = render_text(report).split("why specs were added and removed")[1]
     said_text = [line[6:] for line in text.splitlines() if line.startswith("    - ")]
     assert said_md == said_text and said_md[-1] == "1 spec joined ml", (said_md, said_text)
+
+
+def test_the_text_says_every_line_the_markdown_says_of_rebuilds(tmp_path: Path) -> None:
+    """With hand-built causes (tests/rebuildsgen.py): each first-screen line, in its order."""
+    from rebuildsgen import report
+
+    from snapdiff.render.markdown import render_markdown
+
+    found = report(tmp_path)
+    said, text = _said(render_markdown(found)), render_text(found)
+    assert [line for line in said if line not in text] == []
+    ours = ("zlib-ng", "cmake", "1 spec rebuilt", "9 distinct", "3 specs depend")
+    rebuilds = [line for line in said if line.startswith(ours)]
+    assert len(rebuilds) == 6  # two causes, hash scheme, unexplained, total, missing binaries
+    positions = [text.index(line) for line in rebuilds]
+    assert positions == sorted(positions)

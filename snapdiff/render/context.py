@@ -22,6 +22,7 @@ from .charts import stack_charts
 from .jsonreport import history_to_dict
 from .links import Links
 from .markup import Safe, code, some
+from .rebuildfolds import views
 from .sections import SECTIONS, SectionId
 from .sentences import class_counts, explained, notes, root_rows, spack1, stack_move_rows
 from .views import (
@@ -113,6 +114,7 @@ def section_rows(report: Report, data: ReportJSON) -> Rows:
         key=lambda s: order[s["status"]] if s["status"] != "changed" or not _loses(s) else 1,
     )
     others = sorted((p for p in changed if not p["bump"]), key=lambda p: -_change_size(p))
+    rebuilds = views(report)
     return {
         "stacks": shown,
         "bumps": bumps,
@@ -121,6 +123,9 @@ def section_rows(report: Report, data: ReportJSON) -> Rows:
         "other_changed": others,
         "package_stacks": [p for p in changed if p["stacks_added"] or p["stacks_removed"]],
         "explained": explained(report, label),
+        "rebuilt": rebuilds["rebuilt"],
+        "missing": rebuilds["missing"],
+        "rebuilds": rebuilds["first_screen"],
     }
 
 
@@ -152,6 +157,8 @@ def _sections(rows: Rows, limits: Mapping[SectionId, int]) -> Sections:
         "other_changed": cut("other_changed", rows["other_changed"]),
         "package_stacks": cut("package_stacks", rows["package_stacks"]),
         "explained": cut("explained", rows["explained"]),
+        "rebuilt": cut("rebuilt", rows["rebuilt"]),
+        "missing": cut("missing", rows["missing"]),
     }
 
 
@@ -232,6 +239,7 @@ def markdown_context(
         "one_tag": report.one_tag(),
         "tags_counted": report.tags_counted(),
         "gates": [_gate(outcome) for outcome in report.gates],
+        "rebuilds": rows["rebuilds"],
     }
 
 

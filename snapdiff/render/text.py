@@ -17,6 +17,7 @@ from ..errors import printable
 from ..model import Configuration
 from ..report import Change, Labeller, PackageChange, Report, StackChange, StackMove
 from .markup import LIST_LIMIT
+from .rebuilds import first_screen
 from .sentences import counted, cut
 from .sentences import notes as report_notes
 from .views import Notes
@@ -167,6 +168,17 @@ def _explanations(report: Report, notes: Notes, label: Labeller) -> list[str]:
     return [printable(line) for line in lines]
 
 
+def _rebuilds(out: _Out, report: Report) -> None:
+    """Why specs were rebuilt: the Markdown's first-screen lines, in its order."""
+    lines, missing = first_screen(report)
+    if not lines and not missing:
+        return
+    out.lines += ["", out.paint("why specs were rebuilt", _BOLD)]
+    out.lines += [printable(f"  {line.plain()}") for line in lines]
+    if missing:
+        out.lines.append(out.paint(printable(f"  {missing.plain()}"), _RED))
+
+
 def render_text(report: Report, colour: bool = False) -> str:
     """The report as a few lines for a terminal (ANSI colours when `colour`)."""
     out = _Out(colour)
@@ -208,6 +220,7 @@ def render_text(report: Report, colour: bool = False) -> str:
     out.group("stacks removed", _RED, stacks["removed"])
     out.group("stacks added", _GREEN, stacks["added"])
     out.group("stacks moved", _YELLOW, _moves(report.stack_moves, label))
+    _rebuilds(out, report)
     if report.stacks:
         out.lines += ["", printable(notes["root_not_a_stack"].plain())]
     explained = _explanations(report, notes, label)

@@ -18,6 +18,7 @@ from .markup import Safe, Said
 
 __all__ = [
     "Attention",
+    "CountedPackage",
     "ExemptionView",
     "Explained",
     "GateView",
@@ -26,6 +27,9 @@ __all__ = [
     "LogContext",
     "MarkdownContext",
     "Notes",
+    "PackagesView",
+    "RebuildViews",
+    "RebuildsView",
     "RootRow",
     "RowT",
     "Rows",
@@ -111,6 +115,33 @@ class Notes(TypedDict):
     root_not_a_stack: Sentence
 
 
+CountedPackage = tuple[Safe, int, int]  # a package, its specs, of them in a subset the row names
+
+
+class PackagesView(TypedDict):
+    """A folded row of the rebuilds: its sentence (HTML, for a `<summary>`) and its specs by
+    package (build-only, or newly missing, as the subset), `more` packages not listed."""
+
+    summary: Safe
+    packages: list[CountedPackage]
+    more: int
+
+
+class RebuildsView(TypedDict):
+    """The first screen's lines on why specs were rebuilt, and the missing binaries' line."""
+
+    lines: list[Sentence]
+    missing: Sentence | None
+
+
+class RebuildViews(TypedDict):
+    """Everything the Markdown says of rebuilds, computed once however often it renders."""
+
+    first_screen: RebuildsView | None
+    rebuilt: list[PackagesView]
+    missing: list[PackagesView]
+
+
 class Rows(TypedDict):
     """Every row of every section (SectionId), in the order shown."""
 
@@ -121,9 +152,12 @@ class Rows(TypedDict):
     other_changed: list[LabelledPackage]
     package_stacks: list[LabelledPackage]
     explained: list[Explained]
+    rebuilt: list[PackagesView]
+    missing: list[PackagesView]
+    rebuilds: RebuildsView | None  # not a section: the first screen's lines on rebuilds
 
 
-RowT = TypeVar("RowT", LabelledPackage, LabelledStack, Explained)
+RowT = TypeVar("RowT", LabelledPackage, LabelledStack, Explained, PackagesView)
 
 
 class SectionView(TypedDict, Generic[RowT]):
@@ -145,6 +179,8 @@ class Sections(TypedDict):
     other_changed: SectionView[LabelledPackage]
     package_stacks: SectionView[LabelledPackage]
     explained: SectionView[Explained]
+    rebuilt: SectionView[PackagesView]
+    missing: SectionView[PackagesView]
 
 
 class Attention(TypedDict):
@@ -203,6 +239,7 @@ class MarkdownContext(TypedDict):
     one_tag: OneTag | None
     tags_counted: int
     gates: list[GateView]
+    rebuilds: RebuildsView | None
 
 
 class LogContext(TypedDict):

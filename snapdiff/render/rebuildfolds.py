@@ -1,0 +1,143 @@
+"""The folded lists of why specs were rebuilt, as the Markdown shows them: each cause (and the
+hash-scheme and unexplained specs) with its rebuilt specs by package, each binary the cache does
+not hold with the packages that need it; counts, never hash lists."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from ..report import MissingDependency, Rebuilds, Report, Sentence
+from .markup import Safe, code, html_code
+from .rebuilds import (
+    Cause,
+    cause_sentence,
+    causes,
+    counted,
+    first_screen,
+    hash_scheme,
+    unexplained,
+)
+from .views import CountedPackage, PackagesView, RebuildViews
+
+__all__ = [
+    "PACKAGES_SHOWN",
+    "MissingRow",
+    "PackageCount",
+    "RebuiltRow",
+    "missing_rows",
+    "rebuilt_rows",
+    "views",
+]
+
+PACKAGES_SHOWN = 30  # packages listed under one cause or missing binary in a fold
+SHORT_HASH = 7  # a missing binary is named `name/abcdefg`, as Spack's command line takes it
+
+PackageCount = tuple[str, int, int]  # a package, its specs, how many through build edges only
+
+
+@dataclass(frozen=True, slots=True)
+class RebuiltRow:
+    """One cause (or the hash-scheme or unexplained specs) and its rebuilt specs by package."""
+
+    said: Sentence
+    packages: tuple[PackageCount, ...]  # most specs first, then name
+
+
+@dataclass(frozen=True, slots=True)
+class MissingRow:
+    """One binary the cache does not hold and the packages of the specs that need it."""
+
+    said: Sentence
+    packages: tuple[PackageCount, ...]  # (package, specs, of them newly)
+
+
+def _by_package(
+    specs: Iterable[str], names: Mapping[str, str], build: set[str]
+) -> tuple[PackageCount, ...]:
+    """Specs counted by package (and those of them in `build`), most first, then by name."""
+    counts: Counter[str] = Counter()
+    build_counts: Counter[str] = Counter()
+    for spec in specs:
+        name = names.get(spec, "")
+        counts[name] += 1
+        build_counts[name] += spec in build
+    order = sorted(counts, key=lambda name: (-counts[name], name))
+    return tuple((name, counts[name], build_counts[name]) for name in order)
+
+
+def _names(report: Report, rebuilds: Rebuilds) -> dict[str, str]:
+    """Each added spec's package: the cascades name theirs, the report's packages the rest."""
+    names = {h: p.name for p in report.packages for h in p.specs_added}
+    names.update((c.hash, c.name) for c in rebuilds.cascades)
+    return names
+
+
+def rebuilt_rows(report: Report, found: list[Cause]) -> list[RebuiltRow]:
+    """Every cause (`found`, the report's `causes`) with its cascade by package, then the
+    hash-scheme and unexplained specs."""
+    rebuilds = report.rebuilds
+    if rebuilds is None or not rebuilds.rebuilt:
+        return []
+    names = _names(report, rebuilds)
+    rows = [
+        RebuiltRow(cause_sentence(c), _by_package(c.cascade, names, set(c.build_only)))
+        for c in found
+    ]
+    for said, specs in (
+        (hash_scheme, rebuilds.hash_scheme),
+        (unexplained, rebuilds.unexplained),
+    ):
+        if specs:
+            rows.append(RebuiltRow(said(len(specs)), _by_package(specs, names, set())))
+    return rows
+
+
+def missing_rows(report: Report) -> list[MissingRow]:
+    """Every binary the cache does not hold, newly missing ones first, with its dependents."""
+    rebuilds = report.rebuilds
+    gaps: dict[tuple[str, str], list[MissingDependency]] = {}
+    for gap in rebuilds.missing_dependencies if rebuilds else ():
+        gaps.setdefault((gap.dependency_name, gap.dependency), []).append(gap)
+    rows = []
+    for (name, dependency), found in gaps.items():
+        names = {gap.hash: gap.name for gap in found}
+        newly = {gap.hash for gap in found if gap.new}
+        n = len(names)
+        words = f"{{}}: needed by {counted(n, 'spec')}"
+        if newly:
+            words += " (newly)" if n == 1 else f" ({len(newly):,} of them newly)"
+        said = Sentence(words, (f"{name}/{dependency[:SHORT_HASH]}",))
+        rows.append(
+            (not newly, name, dependency, MissingRow(said, _by_package(names, names, newly)))
+        )
+    return [row for *_, row in sorted(rows, key=lambda r: r[:3])]
+
+
+def _package(name: str) -> Safe:
+    return code(name) if name else Safe("a package not in this report")
+
+
+def _view(said: Sentence, packages: tuple[PackageCount, ...]) -> PackagesView:
+    """A folded row: its sentence for a `<summary>` (values in HTML `<code>`), its packages."""
+    listed: list[CountedPackage] = [
+        (_package(name), n, some) for name, n, some in packages[:PACKAGES_SHOWN]
+    ]
+    return {
+        "summary": Safe(said.words.format(*map(html_code, said.values))),
+        "packages": listed,
+        "more": len(packages) - len(listed),
+    }
+
+
+def views(report: Report) -> RebuildViews:
+    """What the Markdown says of rebuilds: the first screen's lines, the causes with their
+    rebuilt packages, the missing binaries with their dependents (the causes grouped once)."""
+    found = causes(report.rebuilds) if report.rebuilds else []
+    lines, missing = first_screen(report, found)
+    return {
+        "first_screen": {"lines": lines, "missing": missing} if lines or missing else None,
+        "rebuilt": [_view(row.said, row.packages) for row in rebuilt_rows(report, found)],
+        "missing": [_view(row.said, row.packages) for row in missing_rows(report)],
+    }

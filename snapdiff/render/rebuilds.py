@@ -1,0 +1,210 @@
+"""Why specs were rebuilt (SPEC section 6) as every format says it: the causes grouped as a
+reader sees them, the first screen's sentences and the rows of the folded lists, all derived
+from `Report.rebuilds` (and, for specs no cause names, the report's packages)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from ..compare.classes import Words
+from ..report import MissingDependency, Rebuilds, Report, Sentence, Trigger
+from ..report.rebuilds import FieldValue, OwnChange
+from .sentences import counted
+
+__all__ = [
+    "FIRST_SCREEN_CAUSES",
+    "Cause",
+    "cause_sentence",
+    "causes",
+    "counted",
+    "first_screen",
+    "hash_scheme",
+    "shown",
+    "unexplained",
+]
+
+# Causes named on the first screen, as many as its other lists name (downgrades, removals):
+# a day's causes are few large bumps and many small ones, and the rest are one fold away.
+FIRST_SCREEN_CAUSES = 5
+STACK_ROOT = "root"  # the merged cache: not a stack in any count (SPEC section 2a)
+
+
+@dataclass(frozen=True, slots=True)
+class Cause:
+    """The triggers of one package with the same own changes and values (the same bump in
+    several configurations or stacks): one line, counting distinct cascade specs."""
+
+    name: str
+    changes: tuple[OwnChange, ...]
+    before: tuple[tuple[str, FieldValue], ...]
+    after: tuple[tuple[str, FieldValue], ...]
+    triggers: tuple[str, ...]  # their hashes, sorted
+    cascade: tuple[str, ...]  # distinct cascade specs of any of them, sorted
+    build_only: tuple[str, ...]  # those reached through a build edge from every one reaching it
+    stacks: tuple[str, ...]  # stacks holding a trigger or a cascade spec, `root` left out
+
+
+def _cause(triggers: list[Trigger]) -> Cause:
+    """The triggers of one group as one cause."""
+    first = triggers[0]
+    reached: dict[str, bool] = {}  # cascade spec: build-only from every trigger reaching it
+    for trigger in triggers:
+        build = set(trigger.cascade_build_only)
+        for spec in trigger.cascade:
+            reached[spec] = reached.get(spec, True) and spec in build
+    stacks = {s for t in triggers for s in t.stacks} - {STACK_ROOT}
+    return Cause(
+        first.name,
+        first.changes,
+        first.before,
+        first.after,
+        tuple(sorted(t.hash for t in triggers)),
+        tuple(sorted(reached)),
+        tuple(sorted(spec for spec, build in reached.items() if build)),
+        tuple(sorted(stacks)),
+    )
+
+
+def causes(rebuilds: Rebuilds) -> list[Cause]:
+    """Triggers grouped by package, changes and values; most cascade specs first, then name,
+    then the change (ties broken by content)."""
+    groups: dict[tuple[object, ...], list[Trigger]] = {}
+    for t in rebuilds.triggers:
+        groups.setdefault((t.name, t.changes, t.before, t.after), []).append(t)
+    found = [_cause(group) for group in groups.values()]
+    return sorted(
+        found, key=lambda c: (-len(c.cascade), c.name, repr((c.changes, c.before, c.after)))
+    )
+
+
+def _tokens(value: FieldValue) -> tuple[str, ...]:
+    return (value,) if isinstance(value, str) else value
+
+
+def _slots(values: tuple[str, ...]) -> str:
+    return ", ".join("{}" for _ in values)
+
+
+def _change(said: Words, kind: str, old: FieldValue, new: FieldValue) -> None:
+    """One own change: `target {} → {}`; tokens only one side has: `variants {} added`."""
+    before, after = _tokens(old), _tokens(new)
+    if before and after:
+        said.say(f"{kind} {_slots(before)} → {_slots(after)}", *before, *after)
+    elif before or after:
+        which = "removed" if before else "added"
+        said.say(f"{kind} {_slots(before or after)} {which}", *(before or after))
+    else:
+        said.say(f"{kind} changed")
+
+
+def _head(cause: Cause) -> Words:
+    """The package and its own changes: "{} {} → {} (version)", "{} recipe changed, same
+    version"."""
+    old, new = dict(cause.before), dict(cause.after)
+    said = Words().say("{}", cause.name)
+    version = "version" in cause.changes
+    several = f"{counted(len(cause.triggers), 'spec')}" if len(cause.triggers) > 1 else ""
+    if version:
+        words = f" {{}} → {{}} (version{', ' + several if several else ''})"
+        said.say(words, *_tokens(old.get("version", "")), *_tokens(new.get("version", "")))
+    for n, kind in enumerate(k for k in cause.changes if k != "version"):
+        said.say(", " if n or version else " ")
+        if kind == "recipe":
+            said.say("recipe changed" + ("" if version else ", same version"))
+        else:
+            _change(said, kind, old.get(kind, ()), new.get(kind, ()))
+    return said.say(f" ({several})" if several and not version else "")
+
+
+def cause_sentence(cause: Cause) -> Sentence:
+    """ "{} {} → {} (version): 2,112 specs rebuilt in 14 stacks, 1,890 of them through build
+    dependencies only" """
+    said = _head(cause)
+    n, build = len(cause.cascade), len(cause.build_only)
+    if not n:
+        return said.say(": no other spec rebuilt through it").sentence()
+    said.say(f": {counted(n, 'spec')} rebuilt")
+    if cause.stacks:
+        said.say(f" in {counted(len(cause.stacks), 'stack')}")
+    if build:
+        which = "" if n == 1 else "all of them " if build == n else f"{build:,} of them "
+        said.say(f", {which}through build dependencies only")
+    return said.sentence()
+
+
+def hash_scheme(n: int) -> Sentence:
+    """The hash-scheme specs, however many, in one sentence."""
+    its = "its" if n == 1 else "their"
+    return Sentence(
+        f"{counted(n, 'spec')} rebuilt with no change of {its} own, nor of any of {its} "
+        "dependencies beyond a new hash: a change of hash scheme (a new Spack version or a "
+        "newly hashed field rehashes every spec)"
+    )
+
+
+def unexplained(n: int) -> Sentence:
+    """The specs whose path down leaves the index."""
+    return Sentence(f"{counted(n, 'spec')} rebuilt for a cause not in this index")
+
+
+def _several(found: list[Cause]) -> int:
+    """Specs rebuilt through more than one cause (each counted under every one)."""
+    seen = Counter(spec for cause in found for spec in cause.cascade)
+    return sum(1 for n in seen.values() if n > 1)
+
+
+def _total(rebuilds: Rebuilds, found: list[Cause]) -> Sentence:
+    said = f"{counted(rebuilds.rebuilt, 'distinct spec')} rebuilt in all"
+    several = _several(found)
+    if several:
+        said += f"; {several:,} of them through several causes, counted under each"
+    return Sentence(said)
+
+
+def _missing(gaps: tuple[MissingDependency, ...]) -> Sentence | None:
+    """ "4 specs depend on binaries this cache does not hold (newly for 3 of them): {}, {}" """
+    specs = {gap.hash for gap in gaps}
+    if not specs:
+        return None
+    newly = len({gap.hash for gap in gaps if gap.new})
+    binaries = {gap.dependency for gap in gaps}
+    verb = "depends on" if len(specs) == 1 else "depend on"
+    what = "a binary" if len(binaries) == 1 else f"{len(binaries):,} binaries"
+    words = f"{counted(len(specs), 'spec')} {verb} {what} this cache does not hold"
+    if newly:
+        words += " (newly)" if len(specs) == 1 else f" (newly for {newly:,} of them)"
+    names = sorted({(not gap.new, gap.dependency_name) for gap in gaps})
+    first = list(dict.fromkeys(name for _, name in names))  # new ones first, each once
+    shown = first[:FIRST_SCREEN_CAUSES]
+    more = f", … and {len(first) - len(shown):,} more" if len(first) > len(shown) else ""
+    return Sentence(f"{words}: {_slots(tuple(shown))}{more}", tuple(shown))
+
+
+def shown(report: Report) -> bool:
+    """Whether the report says anything of rebuilds: both sides were build-cache indexes and
+    a spec was rebuilt or depends on a binary the cache does not hold."""
+    found = report.rebuilds
+    return found is not None and bool(found.rebuilt or found.missing_dependencies)
+
+
+def first_screen(
+    report: Report, found: list[Cause] | None = None
+) -> tuple[list[Sentence], Sentence | None]:
+    """The first screen's lines, in SPEC section 6's order: the largest causes, the hash-scheme
+    and unexplained specs, how many causes more, the distinct total; then the missing binaries
+    apart (a format may mark them). Nothing for pages. `found`: the report's `causes`, if known."""
+    rebuilds = report.rebuilds
+    if rebuilds is None or not shown(report):
+        return [], None
+    found = causes(rebuilds) if found is None else found
+    lines = [cause_sentence(c) for c in found[:FIRST_SCREEN_CAUSES]]
+    if rebuilds.hash_scheme:
+        lines.append(hash_scheme(len(rebuilds.hash_scheme)))
+    if rebuilds.unexplained:
+        lines.append(unexplained(len(rebuilds.unexplained)))
+    if len(found) > FIRST_SCREEN_CAUSES:
+        lines.append(Sentence(f"… and {counted(len(found) - FIRST_SCREEN_CAUSES, 'more cause')}"))
+    if rebuilds.rebuilt:
+        lines.append(_total(rebuilds, found))
+    return lines, _missing(rebuilds.missing_dependencies)

@@ -1,0 +1,162 @@
+"""What a reader sees of why specs were rebuilt (SPEC section 6), from hand-built causes: the
+first screen's lines in Markdown and text, the folded lists, the size budget, and pages."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+import re
+from pathlib import Path
+
+import pytest
+from clirun import V1, V2, run
+from rebuildsgen import REBUILDS, h, report
+
+from snapdiff.render.markdown import MarkdownRenderer, render_markdown
+from snapdiff.render.text import render_text
+from snapdiff.report import Cascade, Rebuilds, Trigger
+
+FIRST_SCREEN = [
+    "- `zlib-ng` `2.2.1` → `2.2.2` (version, 2 specs): 4 specs rebuilt in 2 stacks, 2 of them "
+    "through build dependencies only",
+    "- `cmake` recipe changed, same version: 2 specs rebuilt in 1 stack, all of them through "
+    "build dependencies only",
+    "- 1 spec rebuilt with no change of its own, nor of any of its dependencies beyond a new "
+    "hash: a change of hash scheme (a new Spack version or a newly hashed field rehashes every "
+    "spec)",
+    "- 1 spec rebuilt for a cause not in this index",
+    "- 9 distinct specs rebuilt in all; 2 of them through several causes, counted under each",
+    "- **⚠️ 3 specs depend on 2 binaries this cache does not hold (newly for 2 of them): "
+    "`cuda`, `mpi`**",
+]
+
+
+def _first_screen(markdown: str) -> list[str]:
+    lines = markdown.splitlines()
+    start = lines.index("**Why specs were rebuilt:**") + 2
+    return lines[start : lines.index("", start)]
+
+
+def test_the_first_screen_says_each_cause_once_in_the_spec_s_order(tmp_path: Path) -> None:
+    """The same bump in two specs is one line counting distinct cascade specs and stacks; a
+    spec is build-only for a cause only when every trigger of it reaching it does so through a
+    build edge; a spec under two causes counts under each and once in the total."""
+    markdown = render_markdown(report(tmp_path))
+    assert _first_screen(markdown) == FIRST_SCREEN
+    # the first screen comes before any fold
+    assert markdown.index("**Why specs were rebuilt:**") < markdown.index("<details>")
+
+
+def test_the_folds_list_packages_with_counts_not_hashes(tmp_path: Path) -> None:
+    markdown = render_markdown(report(tmp_path))
+    folds = markdown.split("### Why specs were rebuilt, cause by cause")[1]
+    assert "- `py-numpy`: 3 specs, 1 of them through build dependencies only\n" in folds
+    assert "- `hdf5`: 1 spec, through build dependencies only\n" in folds
+    assert "- `foo`: 1 spec\n" in folds and "- `bar`: 1 spec\n" in folds  # by the report's names
+    missing = folds.split("### Binaries this cache does not hold")[1]
+    summaries = re.findall(r"<summary>(.*)</summary>", missing)
+    assert summaries == [
+        "<code>cuda/cudaaaa</code>: needed by 2 specs (1 of them newly)",
+        "<code>mpi/mpiaaaa</code>: needed by 1 spec (newly)",
+    ]
+    assert "- `py-numpy`: 2 specs, 1 of them newly\n" in missing
+    assert h("n2n") not in markdown  # no hash lists
+
+
+def test_one_cause_one_spec_is_said_in_the_singular(tmp_path: Path) -> None:
+    trigger = dataclasses.replace(
+        REBUILDS.triggers[2],
+        cascade=(h("h1n"),),
+        cascade_build_only=(h("h1n"),),
+        stacks=("e4s", "root"),
+    )
+    cascade = Cascade(h("h1n"), "hdf5", h("h1o"), (trigger.hash,))
+    rebuilds = Rebuilds((trigger,), (cascade,), (), (), ())
+    assert _first_screen(render_markdown(report(tmp_path, rebuilds))) == [
+        "- `cmake` recipe changed, same version: 1 spec rebuilt in 1 stack, through build "
+        "dependencies only",
+        "- 2 distinct specs rebuilt in all",
+    ]
+
+
+def _trigger(n: int) -> Trigger:
+    """A version bump of package `p<n>` rebuilding `n` specs of `q`."""
+    cascade = tuple(h(f"q{n}x{i}") for i in range(n))
+    return Trigger(
+        h(f"p{n}"), f"p{n}", h(f"p{n}o"), ("version",), (("version", "1"),), (("version", "2"),),
+        cascade, (), ("e4s",),
+    )  # fmt: skip
+
+
+def test_the_largest_causes_first_then_how_many_more(tmp_path: Path) -> None:
+    triggers = tuple(_trigger(n) for n in range(1, 9))
+    cascades = tuple(Cascade(c, "q", h("old"), (t.hash,)) for t in triggers for c in t.cascade)
+    rebuilds = Rebuilds(
+        tuple(sorted(triggers, key=lambda t: -len(t.cascade))), cascades, (), (), ()
+    )
+    lines = _first_screen(render_markdown(report(tmp_path, rebuilds)))
+    assert [line.split(" ")[1] for line in lines[:5]] == [f"`p{n}`" for n in (8, 7, 6, 5, 4)]
+    assert lines[5:] == ["- … and 3 more causes", "- 44 distinct specs rebuilt in all"]
+
+
+def test_the_same_causes_in_any_order_say_the_same_bytes(tmp_path: Path) -> None:
+    found = report(tmp_path)
+    shuffled = list(REBUILDS.triggers)
+    random.Random(3).shuffle(shuffled)
+    other = dataclasses.replace(
+        found, rebuilds=dataclasses.replace(REBUILDS, triggers=tuple(reversed(shuffled)))
+    )
+    assert render_markdown(other) == render_markdown(found)
+    assert render_text(other) == render_text(found)
+
+
+def test_the_text_says_the_first_screen_s_lines_in_its_order(tmp_path: Path) -> None:
+    found = report(tmp_path)
+    text = render_text(found).split("why specs were rebuilt\n")[1].splitlines()
+    plain = [re.sub(r"\*\*(⚠️ )?|`", "", line[2:]) for line in FIRST_SCREEN]
+    assert [line.strip() for line in text[: len(plain)]] == plain
+
+
+def test_a_size_budget_cuts_the_folds_and_keeps_the_first_screen(tmp_path: Path) -> None:
+    """Per-spec detail goes first, then the folds per cause; never the first screen."""
+    renderer = MarkdownRenderer(report(tmp_path))
+    budget = len(renderer({"explained": 0}).encode()) - 300
+    cut = renderer.fitted(budget)
+    assert len(cut.encode()) <= budget
+    assert _first_screen(cut) == FIRST_SCREEN
+    assert re.search(r"… \d more causes?, left out to fit the size limit", cut)
+    assert "### Binaries this cache does not hold" in cut  # cut after the folds per cause
+
+
+@pytest.mark.parametrize("form", ["markdown", "text", "json"])
+def test_pages_say_nothing_about_causes(
+    form: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run([V1, V2, "--format", form], capsys)
+    assert code == 0 and out
+    for words in ("why specs were rebuilt", "cause", "binaries", "hash scheme", "build dep"):
+        assert words not in out.lower()
+    markdown = render_markdown(report(tmp_path, None))
+    assert "Why specs were rebuilt" not in markdown and "cause" not in markdown
+
+
+def test_names_and_values_from_the_index_are_inert(tmp_path: Path) -> None:
+    """A package name, version or dependency with markup is a code span (Markdown), escaped
+    `<code>` (a fold's summary) and one printable line (text)."""
+    evil = "x`<script>|\n@team"
+    trigger = dataclasses.replace(
+        REBUILDS.triggers[0],
+        name=evil,
+        before=(("version", evil),),
+        after=(("version", "<b>2</b>"),),
+    )
+    gap = dataclasses.replace(REBUILDS.missing_dependencies[0], dependency_name=evil)
+    rebuilds = dataclasses.replace(REBUILDS, triggers=(trigger,), missing_dependencies=(gap,))
+    found = report(tmp_path, rebuilds)
+    markdown = render_markdown(found)
+    outside = re.sub(r"(`+) ?.+? ?\1|<code>.*?</code>", "", markdown)  # outside code spans
+    assert "<script>" not in outside and "<b>" not in outside and "@team" not in outside
+    assert "- ``x`<script>\\| @team`` ``x`<script>\\| @team`` → `<b>2</b>` (version)" in markdown
+    assert "<summary><code>x`&lt;script&gt;| @team</code> <code>" in markdown
+    text = render_text(found)
+    assert "\n@team" not in text and "x`<script>|\\x0a@team x`<script>|\\x0a@team →" in text
