@@ -561,3 +561,26 @@ def test_a_pair_is_made_only_of_sides_whose_counted_content_agrees(tmp_path: Pat
     held = load_pair("HEAD~1", "HEAD", LoadOptions(repo=str(repo)), Filters(package=("*",)))
     with pytest.raises(SnapdiffError, match="not a pair"):
         SnapshotPair(held.old, dataclasses.replace(held.new, pages={}))
+
+
+def test_a_long_run_holds_only_the_most_recently_used_tallies_in_memory(tmp_path: Path) -> None:
+    """A history puts a tally per unit and step: memory keeps the latest, the folder keeps all."""
+    from snapdiff.sources.git.tallies import UnitTally
+
+    def tally(number: int) -> UnitTally:
+        made = UnitTally({})
+        made.pages["develop"] = number
+        return made
+
+    units = [f"{number:040x}" for number in range(tallycache.MEMORY_UNITS + 5)]
+    in_memory = tallycache.TallyCache(None, print)
+    on_disk = tallycache.TallyCache(str(tmp_path), print)
+    for number, unit in enumerate(units):
+        in_memory.put(unit, tally(number))
+        on_disk.put(unit, tally(number))
+        assert in_memory.get(units[0]) is not None  # used again: kept longest
+    assert in_memory.get(units[1]) is None  # the least recently used, forgotten
+    kept = [in_memory.get(unit) for unit in (units[0], units[-1])]
+    assert [t.pages["develop"] if t else None for t in kept] == [0, len(units) - 1]
+    found = on_disk.get(units[1])  # forgotten in memory, read again from the folder
+    assert found is not None and found.pages["develop"] == 1

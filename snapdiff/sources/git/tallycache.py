@@ -26,6 +26,10 @@ __all__ = ["FORMAT", "MAX_BYTES", "TallyCache", "default_cache_dir"]
 FORMAT = 3  # bump when what a tally holds, or how pages are counted, changes (then old files
 # are simply not found: they sit in another folder)
 MAX_BYTES = 256 * 2**20  # the folder's size bound: about 40 all-tags revisions
+# Tallies held in memory, the most recently used: a pair asks for both sides' units (one per tag
+# folder, and the rest), a history step for those of the step before; more would only grow a
+# long `snapdiff log` by a tally (tens of KiB at develop size) per unit and step.
+MEMORY_UNITS = 128
 _MAGIC = b"snapdiff-tally"
 _VERSION = str(FORMAT).encode()
 
@@ -59,8 +63,8 @@ Warn = Callable[[str], None]
 
 
 class TallyCache:
-    """Tallies by unit id: in memory for this run, and in a folder across runs (`folder` None:
-    memory only)."""
+    """Tallies by unit id: the MEMORY_UNITS most recently used in memory for this run, and all in
+    a folder across runs (`folder` None: memory only)."""
 
     def __init__(self, folder: str | None, warn: Warn) -> None:
         self.folder = os.path.join(folder, f"tallies-{FORMAT}") if folder else None
@@ -71,8 +75,8 @@ class TallyCache:
     def get(self, unit: str) -> UnitTally | None:
         """The unit's tally, from memory or the folder; None when it is not (validly) there."""
         if unit in self._known or self.folder is None:
-            return self._known.get(unit)
-        self._known[unit] = None  # asked once: a file that is not there is looked for once
+            return self._remember(unit, self._known.pop(unit, None))
+        self._remember(unit, None)  # asked once: a file that is not there is looked for once
         path = os.path.join(self.folder, unit)
         data = _read_regular(path)
         if data is None:
@@ -90,12 +94,20 @@ class TallyCache:
             return None
         with contextlib.suppress(OSError):
             os.utime(path)  # recently used: kept longest
-        self._known[unit] = found
-        return found
+        return self._remember(unit, found)
+
+    def _remember(self, unit: str, tally: UnitTally | None) -> UnitTally | None:
+        """Hold a unit's tally (or that it has none) as the most recently used, forgetting the
+        least recently used beyond MEMORY_UNITS."""
+        self._known.pop(unit, None)
+        self._known[unit] = tally
+        while len(self._known) > MEMORY_UNITS:
+            del self._known[next(iter(self._known))]
+        return tally
 
     def put(self, unit: str, tally: UnitTally) -> None:
         """Keep a tally for this run and, atomically, in the folder."""
-        self._known[unit] = tally
+        self._remember(unit, tally)
         folder = self.folder
         if folder is None or self._unwritable:
             return
