@@ -31,6 +31,7 @@ class Trigger:
     stacks: tuple[str, ...]  # stacks holding the trigger or a spec of its cascade, sorted
     # the cascade by package: (name, specs), most specs first, then name
     packages: tuple[tuple[str, int], ...] = ()
+    version: str = ""  # the trigger's own version: what "recipe changed, same version" names
 
 
 @dataclass(frozen=True, slots=True)
