@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from .graph import Edge, Graph, Node, links
 from .normal import (
     NO_COMPILER,
     Spellings,
@@ -32,8 +33,11 @@ __all__ = [
     "NOTHING",
     "NO_COMPILER",
     "Configuration",
+    "Edge",
     "Entry",
     "Filters",
+    "Graph",
+    "Node",
     "Page",
     "PageEntries",
     "Snapshot",
@@ -44,6 +48,7 @@ __all__ = [
     "compiler_of",
     "configuration_of",
     "counted_apart",
+    "links",
     "normal_compiler",
     "normal_variant",
     "normal_variants",

@@ -13,9 +13,21 @@ from typing import Any
 import msgspec
 
 from ...errors import InputError
+from ...model import Edge as GraphEdge
+from ...model import Node
 from .layouts import DB_VERSIONS
 
-__all__ = ["FIX", "Edge", "Install", "Spec", "decode_index", "page_entry"]
+__all__ = [
+    "FIX",
+    "Edge",
+    "Install",
+    "Interned",
+    "Spec",
+    "decode_index",
+    "graph_node",
+    "page_entry",
+    "record_compiler",
+]
 
 FIX = "give a Spack build-cache index.json (database version 6 or later)"
 
@@ -87,6 +99,7 @@ class Spec(msgspec.Struct, frozen=True, gc=False):
     parameters: dict[str, Parameter] | None = None
     package_hash: str | None = None
     dependencies: tuple[Edge, ...] = ()
+    external: msgspec.Raw = msgspec.Raw(b"")  # kept unparsed: only whether it is there
 
 
 class Install(msgspec.Struct, frozen=True, gc=False):
@@ -176,7 +189,7 @@ def _variants(parameters: Mapping[str, Parameter] | None) -> list[str]:
     return sorted(found)
 
 
-def _compiler(spec: Spec, installs: Mapping[str, Install], where: str, digest: str) -> str:
+def record_compiler(spec: Spec, installs: Mapping[str, Install], where: str, digest: str) -> str:
     """DB ≤ 7: `spec.compiler`; 8+: `annotations.compiler`, else the c/cxx/fortran provider."""
     if spec.compiler is not None and spec.compiler.name:
         return f"{text(spec.compiler.name)}@{text(spec.compiler.version)}".rstrip("@")
@@ -195,19 +208,70 @@ def _compiler(spec: Spec, installs: Mapping[str, Install], where: str, digest: s
     return "none"
 
 
-def page_entry(
-    digest: str, spec: Spec, installs: Mapping[str, Install], where: str
-) -> dict[str, Any]:
+def _target(arch: Arch) -> str:
+    return text(arch.target.name if isinstance(arch.target, Target) else arch.target)
+
+
+def page_entry(digest: str, spec: Spec, compiler: str) -> dict[str, Any]:
     """The catalogue-page entry of one install record (its name and stacks are the caller's)."""
     arch = spec.arch or Arch()
-    target = arch.target.name if isinstance(arch.target, Target) else arch.target
     return {
         "hash": digest,
         "versions": [text(spec.version)],
-        "compiler": _compiler(spec, installs, where, digest),
+        "compiler": compiler,
         "os": text(arch.platform_os),
         "platform": text(arch.platform),
-        "target": text(target),
+        "target": _target(arch),
         "variants": _variants(spec.parameters),
         "size": "-",
     }
+
+
+class Interned:
+    """One object per distinct string or tuple of a side's graph: 200k records share a few
+    thousand names, versions, variant and deptype tuples."""
+
+    def __init__(self) -> None:
+        self._seen: dict[Any, Any] = {}
+        self.twice = 0  # edges listed twice in one record (kept once)
+
+    def __call__(self, value: Any) -> Any:
+        return self._seen.setdefault(value, value)
+
+    def edges(self, spec: Spec) -> tuple[GraphEdge, ...]:
+        """A record's edges, sorted, each (name, hash) once."""
+        found: dict[tuple[str, str], GraphEdge] = {}
+        for edge in spec.dependencies:
+            name, digest = self(text(edge.name)), self(text(edge.hash))
+            if (name, digest) in found:
+                self.twice += 1
+                continue
+            found[name, digest] = (name, digest, self(edge.deptypes), self(edge.virtuals))
+        return tuple(found[key] for key in sorted(found))
+
+
+def _node_variants(parameters: Mapping[str, Parameter] | None) -> list[str]:
+    """The variants of SPEC section 6: `patches` included (a patch changes the build)."""
+    found = _variants(parameters)
+    patches = (parameters or {}).get("patches")
+    if isinstance(patches, list) and patches:
+        found.append(f"patches={','.join(sorted(text(v) for v in patches))}")
+    return sorted(found)
+
+
+def graph_node(spec: Spec, compiler: str, install: Install, intern: Interned) -> Node:
+    """One record as a node of its side's graph (SPEC section 6)."""
+    arch = spec.arch or Arch()
+    return Node(
+        intern(text(spec.name)),
+        intern(text(spec.version)),
+        intern(text(arch.platform)),
+        intern(text(arch.platform_os)),
+        intern(_target(arch)),
+        intern(compiler),
+        intern(tuple(_node_variants(spec.parameters))),
+        intern(text(spec.package_hash)),
+        bytes(spec.external) not in (b"", b"null"),
+        install.in_buildcache,
+        intern.edges(spec),
+    )
