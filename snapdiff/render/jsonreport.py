@@ -13,7 +13,6 @@ from ..report import (
     Change,
     GateOutcome,
     PackageChange,
-    Rebuilds,
     Report,
     RootCount,
     Side,
@@ -30,7 +29,6 @@ from ..schema import (
     GateJSON,
     HistoryJSON,
     PackageJSON,
-    RebuildsJSON,
     ReportJSON,
     RootJSON,
     SideJSON,
@@ -42,6 +40,7 @@ from ..schema import (
     SummaryJSON,
 )
 from ..versions import Bump
+from .jsoncauses import rebuilds_to_dict
 
 if TYPE_CHECKING:  # `snapdiff log` only: the diff path need not import it
     from ..history import History
@@ -205,51 +204,8 @@ def report_to_dict(report: Report) -> ReportJSON:
         "incomplete": bool(report.skipped),
         "skipped": list(report.skipped),
         "gates": [_gate(g) for g in report.gates],
-        "rebuilds": None if report.rebuilds is None else _rebuilds(report.rebuilds),
+        "rebuilds": None if report.rebuilds is None else rebuilds_to_dict(report.rebuilds),
     }
-
-
-def _rebuilds(rebuilds: Rebuilds) -> RebuildsJSON:
-    """SPEC section 6's `rebuilds`, plus each trigger's cascade by package and the count of
-    distinct rebuilt specs."""
-    return {
-        "triggers": [
-            {
-                "hash": t.hash,
-                "name": t.name,
-                "predecessor": t.predecessor,
-                "changes": list(t.changes),
-                "from": {kind: _field(value) for kind, value in t.before},
-                "to": {kind: _field(value) for kind, value in t.after},
-                "cascade": list(t.cascade),
-                "cascade_build_only": list(t.cascade_build_only),
-                "stacks": list(t.stacks),
-                "packages": [{"name": name, "specs": n} for name, n in t.packages],
-            }
-            for t in rebuilds.triggers
-        ],
-        "cascades": [
-            {"hash": c.hash, "name": c.name, "predecessor": c.predecessor, "causes": list(c.causes)}
-            for c in rebuilds.cascades
-        ],
-        "hash_scheme": list(rebuilds.hash_scheme),
-        "unexplained": list(rebuilds.unexplained),
-        "missing_dependencies": [
-            {
-                "hash": m.hash,
-                "name": m.name,
-                "dependency": m.dependency,
-                "dependency_name": m.dependency_name,
-                "new": m.new,
-            }
-            for m in rebuilds.missing_dependencies
-        ],
-        "rebuilt": rebuilds.rebuilt,
-    }
-
-
-def _field(value: str | tuple[str, ...]) -> str | list[str]:
-    return value if isinstance(value, str) else list(value)
 
 
 def _gate(outcome: GateOutcome) -> GateJSON:
