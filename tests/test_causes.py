@@ -3,14 +3,19 @@ the independent cause checker (tests/causes.py), on golden cases and generated D
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 from causes import check, comparable
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from snapdiff.compare.diff import diff_snapshots
 from snapdiff.render.jsonreport import report_to_dict
@@ -119,3 +124,101 @@ def test_index_golden_cases_exist() -> None:
 def test_pages_say_nothing_about_causes() -> None:
     expected = json.loads((CASES / "real-v1-v2" / "expected.json").read_text())
     assert expected["rebuilds"] is None
+
+
+# Property: on small random DAGs and random changes, the engine says what the checker derives.
+
+NAMES = ("zlib", "cmake", "hdf5", "py-x")
+DEPTYPES = (("build",), ("link",), ("build", "link"), ("run",), ("build", "link", "run"))
+
+
+def _dag_hash(payload: object) -> str:
+    raw = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).digest()
+    return base64.b32encode(raw).decode().lower()[:32]
+
+
+@st.composite
+def dags(draw: st.DrawFn) -> list[dict[str, Any]]:
+    """Nodes in dependency order: fields and edges (to earlier nodes, with deptypes)."""
+    nodes = []
+    for i in range(draw(st.integers(2, 12))):
+        deps = draw(st.lists(st.integers(0, i - 1), max_size=3, unique=True)) if i else []
+        nodes.append(
+            {
+                "name": draw(st.sampled_from(NAMES)),
+                "version": draw(st.sampled_from(("1.0", "1.1"))),
+                "platform": draw(st.sampled_from(("linux", "darwin"))),
+                "os": draw(st.sampled_from(("rhel8", "ubuntu24.04"))),
+                "shared": draw(st.booleans()),
+                "recipe": "r0",
+                "deps": [(j, draw(st.sampled_from(DEPTYPES))) for j in deps],
+            }
+        )
+    return nodes
+
+
+def _index(
+    nodes: list[dict[str, Any]], salt: int, drop: set[int]
+) -> tuple[dict[str, Any], list[str]]:
+    """The DB v8 index of these nodes (hashes bottom-up, `drop` left out) and every node's hash."""
+    hashes: list[str] = []
+    installs = {}
+    for i, node in enumerate(nodes):
+        edges = [
+            {
+                "name": nodes[j]["name"],
+                "hash": hashes[j],
+                "parameters": {"deptypes": list(t), "virtuals": []},
+            }
+            for j, t in node["deps"]
+        ]
+        spec = {
+            "name": node["name"],
+            "version": node["version"],
+            "arch": {
+                "platform": node["platform"],
+                "platform_os": node["os"],
+                "target": {"name": "x"},
+            },
+            "parameters": {"shared": node["shared"]},
+            "package_hash": node["recipe"],
+            "dependencies": edges,
+        }
+        hashes.append(_dag_hash([spec, salt, i]))
+        if i not in drop:
+            installs[hashes[i]] = {"spec": spec, "in_buildcache": True}
+    return {"database": {"version": "8", "installs": installs}}, hashes
+
+
+@st.composite
+def changes(draw: st.DrawFn) -> tuple[list[dict[str, Any]], list[dict[str, Any]], set[int], int]:
+    old = draw(dags())
+    new = [dict(node) for node in old]
+    for node in new:
+        what = draw(st.sampled_from(("none", "none", "version", "recipe", "shared", "os")))
+        if what == "version":
+            node["version"] = "2.0"
+        elif what == "recipe":
+            node["recipe"] = "r1"
+        elif what == "shared":
+            node["shared"] = not node["shared"]
+        elif what == "os":
+            node["os"] = "sles15"
+    drop = set(draw(st.lists(st.integers(0, len(new) - 1), max_size=2)))
+    return old, new, drop, draw(st.sampled_from((0, 0, 1)))
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(changes())
+def test_the_engine_says_what_the_checker_derives_on_random_dags(
+    case: tuple[list[dict[str, Any]], list[dict[str, Any]], set[int], int],
+) -> None:
+    old_nodes, new_nodes, drop, salt = case
+    with tempfile.TemporaryDirectory() as tmp:
+        old, new = Path(tmp) / "old.json", Path(tmp) / "new.json"
+        old.write_text(json.dumps(_index(old_nodes, 0, set())[0]))
+        new.write_text(json.dumps(_index(new_nodes, salt, drop)[0]))
+        if not json.loads(new.read_text())["database"]["installs"]:
+            return
+        found = rebuilds_of(old, new)
+        assert check(found, old, new) == []
