@@ -222,3 +222,19 @@ def test_the_engine_says_what_the_checker_derives_on_random_dags(
             return
         found = rebuilds_of(old, new)
         assert check(found, old, new) == []
+
+
+def test_filters_keep_the_causes_of_the_specs_they_keep() -> None:
+    """The walk runs on the whole graph; with --package libdwarf, the triggers outside the filter
+    stay (they cause libdwarf's rebuilds), their cascades narrowed to libdwarf's specs."""
+    from snapdiff.model import Filters
+
+    old, new = str(CASES / "causes-real-v8" / "old"), str(CASES / "causes-real-v8" / "new")
+    whole = diff_snapshots(*load_pair(old, new)).rebuilds
+    asked = Filters(package=("libdwarf",))
+    narrowed = diff_snapshots(*load_pair(old, new, filters=asked), asked).rebuilds
+    assert whole is not None and narrowed is not None
+    assert {t.name for t in narrowed.triggers} == {"compiler-wrapper", "libelf"}
+    assert all(t.packages == (("libdwarf", len(t.cascade)),) for t in narrowed.triggers)
+    assert {c.name for c in narrowed.cascades} == {"libdwarf"}
+    assert len(narrowed.cascades) < len(whole.cascades)
