@@ -17,6 +17,7 @@ import orjson
 from ...errors import InputError
 from ...model import Graph, Node, Page, Snapshot
 from ..entries import Entries
+from ..git.reader import Progress, quiet
 from ..pages import blob_digest
 from .layouts import Index
 
@@ -104,7 +105,9 @@ def _graph_warnings(source: str, graph: Graph, twice: int) -> tuple[str, ...]:
     return tuple(found)
 
 
-def load_indexes(source: str, indexes: Iterable[Index], tag: str) -> Snapshot:
+def load_indexes(
+    source: str, indexes: Iterable[Index], tag: str, progress: Progress = quiet
+) -> Snapshot:
     """One snapshot of every build-cache record in these indexes, grouped into pages, with the
     graph of every record (binaries, externals and the rest) for the causes of rebuilds."""
     from .records import FIX, Interned, decode_index  # msgspec: only when an index is read
@@ -112,8 +115,10 @@ def load_indexes(source: str, indexes: Iterable[Index], tag: str) -> Snapshot:
     read = _Read(Interned())
     for index in indexes:
         where, stack = index.where, index.stack
+        progress(f"{where}: decoding {len(index.data) / 1e6:,.0f} MB")
         installs = decode_index(index.data, where)
         del index  # its bytes: read one index at a time, each dropped once decoded
+        progress(f"{where}: reading {len(installs):,} records")
         read.add(installs, where, stack)
         del installs  # each index dropped once converted
     held, seen, intern = read.held, read.seen, read.intern
