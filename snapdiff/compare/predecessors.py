@@ -24,9 +24,12 @@ _LEVELS = tuple(
 )
 
 
-def _values(node: Node) -> tuple[object, ...]:
-    values = (node.version, node.os, node.target, normal_compiler(node.compiler), node.variants)
-    return (*values, tuple(dict.fromkeys(name for name, _, _, _ in node.edges)))
+def _values(node: Node, compilers: dict[str, str]) -> tuple[object, ...]:
+    compiler = compilers.get(node.compiler)
+    if compiler is None:
+        compiler = compilers[node.compiler] = normal_compiler(node.compiler)
+    names = tuple(dict.fromkeys(name for name, _, _, _ in node.edges))
+    return (node.version, node.os, node.target, compiler, node.variants, names)
 
 
 def _pair_bucket(
@@ -63,12 +66,13 @@ def pair_predecessors(old: Nodes, new: Nodes) -> dict[str, str]:
             node = nodes[digest]
             buckets.setdefault((node.name, node.platform), ([], []))[side].append(digest)
     pairs: dict[str, str] = {}
+    compilers: dict[str, str] = {}
     for key in sorted(buckets):
         added, gone = buckets[key]
         if not added or not gone:
             continue
-        values = {digest: _values(new[digest]) for digest in added}
-        values.update((digest, _values(old[digest])) for digest in gone)
+        values = {digest: _values(new[digest], compilers) for digest in added}
+        values.update((digest, _values(old[digest], compilers)) for digest in gone)
         pairs.update(_pair_bucket(added, gone, values))
     return pairs
 
@@ -85,17 +89,22 @@ class OwnChanges:
 def _dependencies(new: Node, old: Node, in_old: Nodes) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The dependency tokens only one side has: a name added or removed, or `name/hash7` of a
     dependency now resolved to another hash that is itself in `OLD`."""
-    was: dict[str, set[str]] = {}
-    now: dict[str, set[str]] = {}
-    for edges, found in ((old.edges, was), (new.edges, now)):
+    was = {(name, digest) for name, digest, _, _ in old.edges}
+    if all((n, d) in was or d not in in_old for n, d, _, _ in new.edges) and {
+        name for name, _ in was
+    } == {name for name, _, _, _ in new.edges}:
+        return (), ()  # the same names, each the same dependency or a new hash: the usual case
+    before_by: dict[str, set[str]] = {}
+    after_by: dict[str, set[str]] = {}
+    for edges, found in ((old.edges, before_by), (new.edges, after_by)):
         for name, digest, _, _ in edges:
             found.setdefault(name, set()).add(digest)
-    before = [name for name in was if name not in now]
-    after = [name for name in now if name not in was]
-    for name in was.keys() & now.keys():
-        moved = sorted(d for d in now[name] - was[name] if d in in_old)
+    before = [name for name in before_by if name not in after_by]
+    after = [name for name in after_by if name not in before_by]
+    for name in before_by.keys() & after_by.keys():
+        moved = sorted(d for d in after_by[name] - before_by[name] if d in in_old)
         if moved:
-            before.extend(f"{name}/{d[:7]}" for d in sorted(was[name] - now[name]))
+            before.extend(f"{name}/{d[:7]}" for d in sorted(before_by[name] - after_by[name]))
             after.extend(f"{name}/{d[:7]}" for d in moved)
     return tuple(sorted(before)), tuple(sorted(after))
 
