@@ -28,7 +28,7 @@ def _values(node: Node, compilers: dict[str, str]) -> tuple[object, ...]:
     compiler = compilers.get(node.compiler)
     if compiler is None:
         compiler = compilers[node.compiler] = normal_compiler(node.compiler)
-    names = tuple(dict.fromkeys(name for name, _, _, _ in node.edges))
+    names = tuple(dict.fromkeys(kind[0] for kind in node.kinds))
     return (node.version, node.os, node.target, compiler, node.variants, names)
 
 
@@ -89,10 +89,10 @@ class OwnChanges:
 def _dependencies(new: Node, old: Node, in_old: Nodes) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The dependency tokens only one side has: a name added or removed, or `name/hash7` of a
     dependency now resolved to another hash that is itself in `OLD`."""
-    was = {(name, digest) for name, digest, _, _ in old.edges}
-    if all((n, d) in was or d not in in_old for n, d, _, _ in new.edges) and {
-        name for name, _ in was
-    } == {name for name, _, _, _ in new.edges}:
+    was = set(zip(old.kinds, old.deps, strict=True))
+    if all(d not in in_old or (k, d) in was for k, d in zip(new.kinds, new.deps, strict=True)) and {
+        kind[0] for kind in old.kinds
+    } == {kind[0] for kind in new.kinds}:
         return (), ()  # the same names, each the same dependency or a new hash: the usual case
     before_by: dict[str, set[str]] = {}
     after_by: dict[str, set[str]] = {}

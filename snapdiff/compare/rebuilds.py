@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 
-from ..model import Graph, Node, links
+from ..model import Graph, Node
 from ..report import Cascade, MissingDependency, Rebuilds, Trigger
 from .predecessors import OwnChanges, own_changes, pair_predecessors
 
@@ -39,7 +39,7 @@ class _Walk:
 
     def _below(self, digest: str) -> Iterator[str]:
         """The rebuilt specs with no own change that a spec's new edges name."""
-        for _, target, _, _ in self.new[digest].edges:
+        for target in self.new[digest].deps:
             if target in self.rebuilt and target not in self.triggers and target not in self.done:
                 yield target
 
@@ -64,12 +64,13 @@ class _Walk:
         found: set[str] = set()
         linked: set[str] = set()
         leaves = False
-        for _, target, deptypes, _ in self.new[digest].edges:
+        node = self.new[digest]
+        for kind, target in zip(node.kinds, node.deps, strict=True):
             if target in self.old:
                 continue  # not a new edge
             if target in self.triggers:
                 found.add(target)
-                if links(deptypes):
+                if kind[3]:  # a link or run edge
                     linked.add(target)
             elif target in self.rebuilt:
                 reach = self.done.get(target)
@@ -77,7 +78,7 @@ class _Walk:
                     continue  # the edge closes a cycle: warned, left out
                 found |= reach.triggers
                 leaves = leaves or reach.leaves
-                if links(deptypes):
+                if kind[3]:
                     linked |= reach.linked
             else:
                 leaves = True  # a record not in the index, or a new build: the cause is outside
@@ -132,10 +133,12 @@ def _missing(nodes: Nodes, among: Callable[[str], bool]) -> dict[tuple[str, str]
     for digest, node in nodes.items():
         if not node.binary or not among(digest):
             continue
-        for name, target, deptypes, _ in node.edges:
+        for kind, target in zip(node.kinds, node.deps, strict=True):
+            if not kind[3]:
+                continue  # a build-only edge
             held = nodes.get(target)
-            if links(deptypes) and (held is None or not (held.binary or held.external)):
-                found[digest, target] = name
+            if held is None or not (held.binary or held.external):
+                found[digest, target] = kind[0]
     return found
 
 

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from .graph import Edge, Graph, Node, links
+from .graph import Edge, EdgeKind, Graph, Node, links
 from .normal import (
     NO_COMPILER,
     Spellings,
@@ -34,6 +34,7 @@ __all__ = [
     "NO_COMPILER",
     "Configuration",
     "Edge",
+    "EdgeKind",
     "Entry",
     "Filters",
     "Graph",

@@ -6,10 +6,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["LINK_RUN", "Edge", "Graph", "Node", "links"]
+__all__ = ["LINK_RUN", "Edge", "EdgeKind", "Graph", "Node", "links"]
 
-# A dependency edge as the record gives it: (name, hash, deptypes, virtuals), tuples interned.
+# A dependency edge as the record gives it: (name, hash, deptypes, virtuals).
 Edge = tuple[str, str, tuple[str, ...], tuple[str, ...]]
+# An edge without its hash, one object shared by every edge alike: (name, deptypes, virtuals,
+# whether it is a link or run edge). 200k records hold ~2M edges but a few thousand kinds.
+EdgeKind = tuple[str, tuple[str, ...], tuple[str, ...], bool]
 
 LINK_RUN = frozenset(("link", "run"))
 
@@ -33,7 +36,13 @@ class Node:
     package_hash: str
     external: bool
     binary: bool  # the cache holds its binary (`in_buildcache`)
-    edges: tuple[Edge, ...]  # sorted, each (name, hash) once
+    kinds: tuple[EdgeKind, ...]  # its edges sorted by (name, hash), each once: their kinds
+    deps: tuple[str, ...]  # and their hashes (two flat tuples: no object per edge)
+
+    @property
+    def edges(self) -> tuple[Edge, ...]:
+        """The edges as (name, hash, deptypes, virtuals), sorted."""
+        return tuple((k[0], d, k[1], k[2]) for k, d in zip(self.kinds, self.deps, strict=True))
 
 
 @dataclass(frozen=True, slots=True)

@@ -91,10 +91,10 @@ def _graph_warnings(source: str, graph: Graph, twice: int) -> tuple[str, ...]:
         found.append(f"{source}: {twice} dependency edges listed twice in a record, read once")
     nodes = graph.nodes
     wrong = sorted(
-        (digest, name, nodes[target].name)
+        (digest, kind[0], nodes[target].name)
         for digest, node in nodes.items()
-        for name, target, _, _ in node.edges
-        if target in nodes and nodes[target].name != name
+        for kind, target in zip(node.kinds, node.deps, strict=True)
+        if target in nodes and nodes[target].name != kind[0]
     )
     if wrong:
         digest, name, other = wrong[0]

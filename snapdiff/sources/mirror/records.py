@@ -13,8 +13,7 @@ from typing import Any
 import msgspec
 
 from ...errors import InputError
-from ...model import Edge as GraphEdge
-from ...model import Node
+from ...model import EdgeKind, Node, links
 from .layouts import DB_VERSIONS
 
 __all__ = [
@@ -229,25 +228,39 @@ def page_entry(digest: str, spec: Spec, compiler: str) -> dict[str, Any]:
 
 class Interned:
     """One object per distinct string or tuple of a side's graph: 200k records share a few
-    thousand names, versions, variant and deptype tuples."""
+    thousand names, versions, variant tuples and edge kinds."""
 
     def __init__(self) -> None:
-        self._seen: dict[Any, Any] = {}
+        self.seen: dict[Any, Any] = {}
+        self.kinds: dict[tuple[str, tuple[str, ...], tuple[str, ...]], EdgeKind] = {}
         self.twice = 0  # edges listed twice in one record (kept once)
 
     def __call__(self, value: Any) -> Any:
-        return self._seen.setdefault(value, value)
+        return self.seen.setdefault(value, value)
 
-    def edges(self, spec: Spec) -> tuple[GraphEdge, ...]:
-        """A record's edges, sorted, each (name, hash) once."""
-        found: dict[tuple[str, str], GraphEdge] = {}
+    def edges(self, spec: Spec) -> tuple[tuple[EdgeKind, ...], tuple[str, ...]]:
+        """A record's edges sorted by (name, hash), each once: their kinds and their hashes."""
+        one = self.seen.setdefault
+        found: dict[tuple[str, str], EdgeKind] = {}
         for edge in spec.dependencies:
-            name, digest = self(text(edge.name)), self(text(edge.hash))
-            if (name, digest) in found:
+            key = (text(edge.name), text(edge.hash))
+            if key in found:
                 self.twice += 1
                 continue
-            found[name, digest] = (name, digest, self(edge.deptypes), self(edge.virtuals))
-        return tuple(found[key] for key in sorted(found))
+            parameters = edge.parameters
+            deptypes, virtuals = (
+                (parameters.deptypes, parameters.virtuals) if parameters else (edge.type, ())
+            )
+            kind = (key[0], deptypes, virtuals)
+            found[key] = self.kinds.get(kind) or self._kind(kind)
+        keys = sorted(found)
+        return tuple(found[key] for key in keys), tuple(one(digest, digest) for _, digest in keys)
+
+    def _kind(self, kind: tuple[str, tuple[str, ...], tuple[str, ...]]) -> EdgeKind:
+        name, deptypes, virtuals = kind
+        found: EdgeKind = (self(name), self(deptypes), self(virtuals), links(deptypes))
+        self.kinds[kind] = found
+        return found
 
 
 def _node_variants(parameters: Mapping[str, Parameter] | None) -> list[str]:
@@ -273,5 +286,5 @@ def graph_node(spec: Spec, compiler: str, install: Install, intern: Interned) ->
         intern(text(spec.package_hash)),
         bytes(spec.external) not in (b"", b"null"),
         install.in_buildcache,
-        intern.edges(spec),
+        *intern.edges(spec),
     )
