@@ -109,8 +109,21 @@ def _dependencies(new: Node, old: Node, in_old: Nodes) -> tuple[tuple[str, ...],
     return tuple(sorted(before)), tuple(sorted(after))
 
 
+_NO_CHANGE = OwnChanges((), (), ())
+
+
 def own_changes(new: Node, old: Node, in_old: Nodes) -> OwnChanges:
     """The own changes of a rebuilt spec (`new`) against its predecessor (`old`)."""
+    if (
+        new.version == old.version
+        and new.package_hash == old.package_hash
+        and new.variants == old.variants
+        and new.target == old.target
+        and new.os == old.os
+        and new.compiler == old.compiler
+        and _dependencies(new, old, in_old) == ((), ())
+    ):
+        return _NO_CHANGE  # most rebuilt specs: one test each, no record of their own
     found: list[tuple[OwnChange, FieldValue, FieldValue]] = []
     if new.version != old.version:
         found.append(("version", old.version, new.version))
