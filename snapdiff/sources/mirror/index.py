@@ -69,9 +69,11 @@ class _Read:
             if node is None or (binary and not node.binary):
                 digest = self.intern(digest)
                 compiler = record_compiler(spec, installs, where, digest)
-                self.nodes[digest] = graph_node(spec, compiler, install, self.intern)
-                if binary:
-                    self.records[digest] = page_entry(digest, spec, compiler)
+                entry = page_entry(digest, spec, compiler) if binary else None
+                if entry is not None:
+                    self.records[digest] = entry
+                page = entry["variants"] if entry is not None else None
+                self.nodes[digest] = graph_node(spec, compiler, install, self.intern, page)
             (self.held if binary else self.seen).setdefault(digest, set()).add(stack)
 
 

@@ -263,18 +263,22 @@ class Interned:
         return found
 
 
-def _node_variants(parameters: Mapping[str, Parameter] | None) -> list[str]:
-    """The variants of SPEC section 6: `patches` included (a patch changes the build)."""
-    found = _variants(parameters)
+def _node_variants(parameters: Mapping[str, Parameter] | None, page: list[str]) -> tuple[str, ...]:
+    """The variants of SPEC section 6: the page's (`page`), `patches` included (a patch changes
+    the build)."""
     patches = (parameters or {}).get("patches")
     if isinstance(patches, list) and patches:
-        found.append(f"patches={','.join(sorted(text(v) for v in patches))}")
-    return sorted(found)
+        return tuple(sorted([*page, f"patches={','.join(sorted(text(v) for v in patches))}"]))
+    return tuple(page)
 
 
-def graph_node(spec: Spec, compiler: str, install: Install, intern: Interned) -> Node:
-    """One record as a node of its side's graph (SPEC section 6)."""
+def graph_node(
+    spec: Spec, compiler: str, install: Install, intern: Interned, page: list[str] | None = None
+) -> Node:
+    """One record as a node of its side's graph (SPEC section 6); `page`: its page entry's
+    variants, when it has one (the same, without patches)."""
     arch = spec.arch or Arch()
+    variants = _node_variants(spec.parameters, _variants(spec.parameters) if page is None else page)
     return Node(
         intern(text(spec.name)),
         intern(text(spec.version)),
@@ -282,7 +286,7 @@ def graph_node(spec: Spec, compiler: str, install: Install, intern: Interned) ->
         intern(text(arch.platform_os)),
         intern(_target(arch)),
         intern(compiler),
-        intern(tuple(_node_variants(spec.parameters))),
+        intern(variants),
         intern(text(spec.package_hash)),
         bytes(spec.external) not in (b"", b"null"),
         install.in_buildcache,
