@@ -4,22 +4,26 @@ from __future__ import annotations
 
 from typing import Literal, TypedDict
 
-from .report import GateLevel, Status
+from .report import GateLevel, OwnChange, Status
 from .versions import BumpKind, BumpSize
 
 __all__ = [
+    "CascadeJSON",
     "ChangeJSON",
     "ConfigurationJSON",
     "ExemptionJSON",
     "GateJSON",
     "HistoryJSON",
+    "MissingDependencyJSON",
     "PackageJSON",
+    "RebuildsJSON",
     "ReportJSON",
     "RootJSON",
     "SideJSON",
     "StackJSON",
     "StackMoveJSON",
     "SummaryJSON",
+    "TriggerJSON",
 ]
 
 
@@ -172,6 +176,56 @@ class GateJSON(TypedDict):
     allowed: list[ExemptionJSON]
 
 
+class CascadePackageJSON(TypedDict):
+    name: str
+    specs: int
+
+
+TriggerJSON = TypedDict(
+    "TriggerJSON",
+    {
+        "hash": str,
+        "name": str,
+        "predecessor": str,
+        "changes": list[OwnChange],
+        # per change: a version, os, target, compiler or package hash (`recipe`) as a string;
+        # variants and dependencies as the sorted tokens only that side has
+        "from": dict[str, str | list[str]],
+        "to": dict[str, str | list[str]],
+        "cascade": list[str],
+        "cascade_build_only": list[str],
+        "stacks": list[str],
+        "packages": list[CascadePackageJSON],  # the cascade by package, most specs first
+    },
+)
+
+
+class CascadeJSON(TypedDict):
+    hash: str
+    name: str
+    predecessor: str
+    causes: list[str]
+
+
+class MissingDependencyJSON(TypedDict):
+    hash: str
+    name: str
+    dependency: str
+    dependency_name: str
+    new: bool
+
+
+class RebuildsJSON(TypedDict):
+    """SPEC section 6: why specs were rebuilt, when both sides are build-cache indexes."""
+
+    triggers: list[TriggerJSON]
+    cascades: list[CascadeJSON]
+    hash_scheme: list[str]
+    unexplained: list[str]
+    missing_dependencies: list[MissingDependencyJSON]
+    rebuilt: int
+
+
 class ReportJSON(TypedDict):
     schema_version: int
     old: SideJSON
@@ -187,6 +241,7 @@ class ReportJSON(TypedDict):
     incomplete: bool
     skipped: list[str]
     gates: list[GateJSON]
+    rebuilds: RebuildsJSON | None
 
 
 class StepBumpJSON(BumpJSON):

@@ -89,7 +89,26 @@ def read_side(root: Path, label_tag: str | None = None) -> Side:
                 spec_version(entry),
                 frozenset(entry["stacks"]),
             )
+    if list(root.rglob("index.json")):
+        _read_indexes(root, side, label_tag or "develop")
     return side
+
+
+def _read_indexes(root: Path, side: Side, tag: str) -> None:
+    """Build-cache indexes, as snapdiff's pages of them: every binary record (variants without
+    patches), read by the cause checker's own reader."""
+    from causes import read_side as read_records
+
+    for digest, record in read_records(root).items():
+        if not record["binary"]:
+            continue
+        variants = sorted(v for v in record["variants"] if not v.startswith("patches="))
+        entry = {**record, "variants": variants}
+        side.packages.setdefault((tag, record["name"]), {})[digest] = (
+            config_of(entry),
+            record["version"],
+            frozenset(record["stacks"]),
+        )
 
 
 def _config(record: dict[str, Any]) -> Config:

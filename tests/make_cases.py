@@ -7,8 +7,13 @@ Usage: python tests/make_cases.py, then SNAPDIFF_UPDATE_GOLDEN=1 pytest tests/te
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 import shutil
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -196,6 +201,107 @@ def explanations() -> None:
     )
 
 
+INDEXES = Path(__file__).parent / "data" / "spack-index"
+GENINDEX = Path(__file__).parent.parent / "bench" / "genindex.py"
+Edit = Callable[[dict[str, Any]], None]
+
+
+def _rehashed(digest: str) -> str:
+    """A new 32-character DAG hash for an edited record, in Spack's alphabet (base32)."""
+    raw = hashlib.sha256(f"{digest}-edited".encode()).digest()
+    return base64.b32encode(raw).decode().lower()[:32]
+
+
+def edit_index(source: Path, target: Path, edits: dict[str, Edit]) -> None:
+    """A real index with some records' specs edited (`edits`, by hash) and every record that
+    depends on an edited one, at any depth, rehashed with its edges: as Spack would write it."""
+    data = json.loads(source.read_text())
+    installs: dict[str, Any] = data["database"]["installs"]
+    for digest, edit in edits.items():
+        edit(installs[digest]["spec"])
+    renamed = {digest: _rehashed(digest) for digest in edits}
+    while True:  # every dependent of a renamed record is renamed too, until none is left
+        more = {
+            digest: _rehashed(digest)
+            for digest, install in installs.items()
+            if digest not in renamed
+            and any(e["hash"] in renamed for e in install["spec"].get("dependencies", []))
+        }
+        if not more:
+            break
+        renamed.update(more)
+    rewritten = {}
+    for digest, install in installs.items():
+        for edge in install["spec"].get("dependencies", []):
+            edge["hash"] = renamed.get(edge["hash"], edge["hash"])
+        if "hash" in install["spec"]:
+            install["spec"]["hash"] = renamed.get(digest, digest)
+        rewritten[renamed.get(digest, digest)] = install
+    data["database"]["installs"] = rewritten
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(json.dumps(data, indent=1) + "\n")
+
+
+def _real_index_case(name: str, index: str, edits: dict[str, Edit]) -> None:
+    root = fresh(name)
+    old = root / "old" / "build_cache" / "index.json"
+    old.parent.mkdir(parents=True)
+    shutil.copyfile(INDEXES / index, old)
+    edit_index(INDEXES / index, root / "new" / "build_cache" / "index.json", edits)
+
+
+def _set(field: str, value: str) -> Edit:
+    def edit(spec: dict[str, Any]) -> None:
+        spec[field] = value
+
+    return edit
+
+
+def causes_real_v7() -> None:
+    """DB v7: `libelf` bumped 0.8.13 -> 0.8.14, so `libdwarf` is rebuilt (link)."""
+    _real_index_case("causes-real-v7", "db-v7-index.json", {LIBELF_V7: _set("version", "0.8.14")})
+
+
+def causes_real_v8() -> None:
+    """DB v8: `compiler-wrapper`'s recipe changed (a build edge of the native nodes) and the
+    upgraded `libelf` bumped 0.8.13 -> 0.8.14."""
+    edits = {
+        WRAPPER_V8: _set("package_hash", "x" * 32 + "===="),
+        LIBELF_V7: _set("version", "0.8.14"),
+    }
+    _real_index_case("causes-real-v8", "db-v8-index.json", edits)
+
+
+LIBELF_V7 = "rqh2vuf6fqwkmipzgi2wjx352mq7y7ez"
+WRAPPER_V8 = "qeehcxyvluwnihsc2qxstmpomtxo3lrc"
+
+
+def _generated_case(name: str, args: list[str], events: str) -> None:
+    """A SYNTHETIC pair from bench/genindex.py (seeded, small), its sidecar kept as the label."""
+    root = fresh(name)
+    run = [sys.executable, str(GENINDEX)]
+    subprocess.run([*run, str(root / "old"), *args], check=True)
+    evolve = ["--evolve-from", str(root / "old"), "--seed", "22", "--events", events]
+    evolve += [arg for arg in args if arg == "--single"]  # not replayed from the sidecar
+    subprocess.run([*run, str(root / "new"), *evolve], check=True)
+
+
+def causes_generated() -> None:
+    events = (
+        "version=1,build-tool=1,recipe=1,variant=1,target=1,compiler=1,new=1,removed=1,missing=1"
+    )
+    _generated_case(
+        "causes-generated",
+        ["--records", "60", "--configs", "1", "--stacks", "2", "--seed", "21"],
+        events,
+    )
+
+
+def causes_hash_scheme() -> None:
+    args = ["--records", "60", "--configs", "1", "--single", "--seed", "31"]
+    _generated_case("causes-hash-scheme", args, "hash-scheme=1")
+
+
 if __name__ == "__main__":
     for make in (
         real_v1_v2,
@@ -209,5 +315,9 @@ if __name__ == "__main__":
         stack_replaced,
         root_partial,
         explanations,
+        causes_real_v7,
+        causes_real_v8,
+        causes_generated,
+        causes_hash_scheme,
     ):
         make()

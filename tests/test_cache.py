@@ -31,7 +31,12 @@ from snapdiff.sources import LoadOptions, load_history, load_pair
 from snapdiff.sources.git import tallycache
 
 CASES = Path(__file__).parent / "cases"
-CASE_NAMES = sorted(p.name for p in CASES.iterdir() if (p / "old").is_dir())
+# catalogue pages in git: the build-cache index cases are no repository of pages
+CASE_NAMES = sorted(
+    p.name
+    for p in CASES.iterdir()
+    if (p / "old").is_dir() and not any((p / "old").rglob("index.json"))
+)
 
 
 def committed(case: Path, repo: Path) -> Path:

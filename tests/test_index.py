@@ -318,3 +318,66 @@ def test_an_index_file_is_let_go_before_its_pages_are_built(
     monkeypatch.setattr(index_module, "blob_digest", watched)
     load_snapshot(V8, LoadOptions(stack_name="e4s"))
     assert seen and all(seen)
+
+
+# Issue 29, item 1: the graph of every record (binaries and externals), for rebuild causes.
+
+
+@pytest.mark.parametrize(("path", "expected"), [(V7, V7_SPECS), (V8, V8_SPECS)])
+def test_the_graph_keeps_every_records_node_fields(path: str, expected: dict[str, Any]) -> None:
+    graph = load_snapshot(path).graph
+    assert graph is not None
+    for digest, (name, version, compiler, target) in expected.items():
+        node = graph.nodes[digest]
+        assert (node.name, node.version, node.compiler, node.target) == (
+            name,
+            version,
+            compiler,
+            target,
+        )
+        assert node.binary and not node.external and graph.stacks[digest] == ("root",)
+    assert len(graph.nodes) == len(expected) + (path == V8)  # V8's external gcc is a node
+
+
+def test_an_external_without_its_binary_is_a_node_of_the_graph() -> None:
+    graph = load_snapshot(V8).graph
+    assert graph is not None
+    gcc = graph.nodes["vd7v4ssgnoqdplgxyig3orum67n4vmhq"]
+    assert (gcc.name, gcc.external, gcc.binary, gcc.target) == ("gcc", True, False, "aarch64")
+    libdwarf = graph.nodes["u5uz3dcch5if4eve4sef67o2rf2lbfgh"]
+    assert libdwarf.package_hash == "n7axrpelzl5kjuctt4yoaaf33gvgnik6cx7fjudwhc6hvywdrr4q===="
+    assert libdwarf.edges == (
+        ("compiler-wrapper", "qeehcxyvluwnihsc2qxstmpomtxo3lrc", ("build",), ()),
+        ("gcc", "vd7v4ssgnoqdplgxyig3orum67n4vmhq", ("build",), ("c", "cxx")),
+        ("gcc-runtime", "izgzpzeljwairalfjm3k6fntbb64nt6n", ("link",), ()),
+        ("libelf", "jr3yipyxyjulcdvckwwwjrrumis7glpa", ("build", "link"), ()),
+    )
+
+
+def test_graph_variants_include_patches_and_leave_out_flags(tmp_path: Path) -> None:
+    """DB 6 (spec v2): edges by `type`; variants of the graph keep `patches` (a page's do not)."""
+    parameters = {"shared": True, "patches": ["bb", "aa"], "cflags": ["-O3"], "api": ["v1", "v2"]}
+    edge = {"name": "zlib", "hash": "b" * 32, "type": ["build", "link"]}
+    spec = {"name": "x", "version": "1", "parameters": parameters, "dependencies": [edge]}
+    index = tmp_path / "index.json"
+    index.write_text(database("6", {"a" * 32: {"spec": spec, "in_buildcache": True}}))
+    graph = load_snapshot(str(index)).graph
+    assert graph is not None
+    node = graph.nodes["a" * 32]
+    assert node.variants == ("+shared", "api=v1,v2", "patches=aa,bb")
+    assert node.edges == (("zlib", "b" * 32, ("build", "link"), ()),)
+
+
+def test_a_folder_of_mirrors_gives_each_record_its_stacks(tmp_path: Path) -> None:
+    for stack in ("e4s", "ml"):
+        (tmp_path / stack / "build_cache").mkdir(parents=True)
+        shutil.copyfile(V8, tmp_path / stack / "build_cache" / "index.json")
+    graph = load_snapshot(str(tmp_path)).graph
+    assert graph is not None
+    assert set(graph.stacks.values()) == {("e4s", "ml")}
+    assert graph.stacks["vd7v4ssgnoqdplgxyig3orum67n4vmhq"] == ("e4s", "ml")  # no binary: seen in
+
+
+def test_catalogue_pages_carry_no_graph(tmp_path: Path) -> None:
+    write_page(tmp_path, "zlib", [page_spec("a" * 32, "1.3")])
+    assert load_snapshot(str(tmp_path)).graph is None

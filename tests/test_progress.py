@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import io
+import shutil
+from pathlib import Path
 
 import pytest
 from clirun import V1, V2, run
@@ -49,3 +51,15 @@ def test_the_command_line_prints_no_progress_to_a_pipe(
 ) -> None:
     monkeypatch.setattr(kinds, "_EVERY", 1)
     assert run([V1, V2], capsys)[2] == ""
+
+
+def test_loading_build_cache_indexes_tells_each_index(tmp_path: Path) -> None:
+    """Issue 29: a 300 MB index takes seconds to decode and read; a terminal is told."""
+    index = Path(__file__).parent / "data" / "spack-index" / "db-v8-index.json"
+    for stack in ("e4s", "ml"):
+        (tmp_path / stack / "build_cache").mkdir(parents=True)
+        shutil.copyfile(index, tmp_path / stack / "build_cache" / "index.json")
+    said: list[str] = []
+    load_pair(str(tmp_path), str(index), LoadOptions(progress=said.append))
+    assert [line.split(": ")[-1] for line in said] == ["decoding 0 MB", "reading 7 records"] * 3
+    assert sum("e4s" in line for line in said) == 2

@@ -8,10 +8,11 @@ from collections.abc import Iterable, Mapping
 
 from ..errors import UsageError, printable
 from ..model import Filters, Page, Snapshot
-from ..report import PackageChange, Report, Side, StackChange, Summary
+from ..report import PackageChange, Rebuilds, Report, Side, StackChange, Summary
 from .coverage import stack_coverage
 from .filters import apply_filters, check_filters, in_question
 from .package import Asked, Key, Moves, package_change, page_entries
+from .rebuilds import narrow_rebuilds, rebuild_causes
 
 __all__ = ["diff_snapshots"]
 
@@ -98,6 +99,14 @@ def _summary(packages: list[PackageChange], stacks: list[StackChange]) -> Summar
     )
 
 
+def _rebuilds(old: Snapshot, new: Snapshot) -> tuple[Rebuilds | None, tuple[str, ...]]:
+    """Why specs were rebuilt, when both sides are build-cache indexes (SPEC section 6)."""
+    if old.graph is None or new.graph is None:
+        return None, ()
+    rebuilds, notes = rebuild_causes(old.graph, new.graph)
+    return rebuilds, tuple(f"{new.source}: {note}" for note in notes)
+
+
 def _side(snapshot: Snapshot, stacks: int) -> Side:
     return Side(
         printable(snapshot.source),
@@ -127,7 +136,11 @@ def diff_snapshots(
     filters = filters or Filters()
     if filters.applied:
         check_filters(old, new, filters)
+    rebuilds, notes = _rebuilds(old, new)  # on the whole graph: causes lie outside the filters
     old, new = apply_filters(old, filters), apply_filters(new, filters)
+    if rebuilds is not None and filters.applied and new.graph is not None:
+        kept = {digest for page in new.pages.values() for digest in page_entries(page)}
+        rebuilds = narrow_rebuilds(rebuilds, kept.__contains__, new.graph)
     old, new = _known(old, new)
     old_pages: Mapping[Key, Page] = old.pages
     if old.release_to(new):
@@ -143,7 +156,7 @@ def diff_snapshots(
     packages = _packages(old_pages, new_pages, differing, describe, in_question(filters))
     stacks = stack_coverage(old_pages, new_pages, differing, new.rest)
     # what the reports carry of paths and page data, on one line and valid UTF-8
-    warnings = tuple(sorted({printable(w) for w in (*old.warnings, *new.warnings)}))
+    warnings = tuple(sorted({printable(w) for w in (*old.warnings, *new.warnings, *notes)}))
     summary = _summary(packages, stacks.changes)
     return Report(
         _side(old, stacks.stacks_old),
@@ -156,4 +169,5 @@ def diff_snapshots(
         warnings=warnings,
         filters=filters,
         skipped=tuple(sorted({printable(s) for s in (*old.skipped, *new.skipped)})),
+        rebuilds=rebuilds,
     )

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from .graph import Edge, EdgeKind, Graph, Node, links
 from .normal import (
     NO_COMPILER,
     Spellings,
@@ -32,8 +33,12 @@ __all__ = [
     "NOTHING",
     "NO_COMPILER",
     "Configuration",
+    "Edge",
+    "EdgeKind",
     "Entry",
     "Filters",
+    "Graph",
+    "Node",
     "Page",
     "PageEntries",
     "Snapshot",
@@ -44,6 +49,7 @@ __all__ = [
     "compiler_of",
     "configuration_of",
     "counted_apart",
+    "links",
     "normal_compiler",
     "normal_variant",
     "normal_variants",

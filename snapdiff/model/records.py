@@ -8,6 +8,7 @@ from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, Va
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
+from .graph import Graph
 from .normal import canonical_json, compiler_of, normal_variants
 
 __all__ = [
@@ -211,6 +212,7 @@ class Snapshot:
     skipped: tuple[str, ...] = ()  # bad pages left out (--keep-going), as error messages
     skipped_keys: frozenset[tuple[str, str]] = frozenset()  # their (tag, package), when known
     rest: Tally = NOTHING  # pages not in `pages`, equal on the other side of the pair
+    graph: Graph | None = None  # build-cache indexes only: every record and its edges
 
     @property
     def tags(self) -> tuple[str, ...]:

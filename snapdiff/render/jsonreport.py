@@ -40,6 +40,7 @@ from ..schema import (
     SummaryJSON,
 )
 from ..versions import Bump
+from .jsoncauses import rebuilds_to_dict
 
 if TYPE_CHECKING:  # `snapdiff log` only: the diff path need not import it
     from ..history import History
@@ -203,6 +204,7 @@ def report_to_dict(report: Report) -> ReportJSON:
         "incomplete": bool(report.skipped),
         "skipped": list(report.skipped),
         "gates": [_gate(g) for g in report.gates],
+        "rebuilds": None if report.rebuilds is None else rebuilds_to_dict(report.rebuilds),
     }
 
 

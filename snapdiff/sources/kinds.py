@@ -132,7 +132,7 @@ class IndexSource:
     def __init__(self, source: str, indexes: Iterable[Index], options: LoadOptions) -> None:
         """`indexes` read one at a time (a generator): each one's bytes dropped once converted."""
         self.problems = Problems(options.keep_going)
-        self.snapshot = load_indexes(source, indexes, options.index_tag)
+        self.snapshot = load_indexes(source, indexes, options.index_tag, options.progress)
 
     def digests(self) -> set[str]:
         return set()  # built, not read: every page is compared in full

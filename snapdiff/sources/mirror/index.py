@@ -8,17 +8,21 @@ are the indexes the hash appears in (an index at the top of a folder is the `roo
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
 from ...errors import InputError
-from ...model import Page, Snapshot
+from ...model import Graph, Node, Page, Snapshot
 from ..entries import Entries
+from ..git.reader import Progress, quiet
 from ..pages import blob_digest
 from .layouts import Index
+
+if TYPE_CHECKING:  # msgspec: only when an index is read
+    from .records import Install, Interned
 
 __all__ = ["is_index_file", "load_indexes", "lone_stack"]
 
@@ -40,49 +44,95 @@ def lone_stack(path: str, named: str | None) -> str:
     return "root"
 
 
-def load_indexes(source: str, indexes: Iterable[Index], tag: str) -> Snapshot:
-    """One snapshot of every build-cache record in these indexes, grouped into pages."""
-    from .records import FIX, decode_index, page_entry  # msgspec: only when an index is read
+class _Read:
+    """What the indexes of a side gave so far: page entries of the binaries, graph nodes of
+    every record, the stacks holding each."""
 
-    records: dict[str, dict[str, Any]] = {}
-    names: dict[str, str] = {}
-    stacks: dict[str, set[str]] = {}
+    def __init__(self, intern: Interned) -> None:
+        self.intern = intern
+        self.records: dict[str, dict[str, Any]] = {}  # binaries: catalogue-page entries
+        self.nodes: dict[str, Node] = {}
+        self.held: dict[str, set[str]] = {}  # the stacks holding a record's binary
+        self.seen: dict[str, set[str]] = {}  # the stacks listing a record without its binary
+
+    def add(self, installs: Mapping[str, Install], where: str, stack: str) -> None:
+        """Every record of one index."""
+        from .records import FIX, graph_node, page_entry, record_compiler
+
+        for digest, install in installs.items():
+            spec, binary = install.spec, install.in_buildcache
+            if spec is None or spec.name is None:
+                if binary:
+                    raise InputError(where, f"install {digest} has no spec with a name", FIX)
+                continue  # a record with no binary and no spec: nothing to read
+            node = self.nodes.get(digest)
+            if node is None or (binary and not node.binary):
+                digest = self.intern(digest)
+                compiler = record_compiler(spec, installs, where, digest)
+                entry = page_entry(digest, spec, compiler) if binary else None
+                if entry is not None:
+                    self.records[digest] = entry
+                page = entry["variants"] if entry is not None else None
+                self.nodes[digest] = graph_node(spec, compiler, install, self.intern, page)
+            (self.held if binary else self.seen).setdefault(digest, set()).add(stack)
+
+
+def _page(source: str, tag: str, name: str, entries: dict[str, dict[str, Any]]) -> Page:
+    content = orjson.dumps([tag, name, entries], option=orjson.OPT_SORT_KEYS)
+    read = Entries.from_read(entries, f"{source}: {name}")
+    return Page(
+        tag, name, read.source, blob_digest(content), read, len(read), read.counts, read.compiled
+    )
+
+
+def _graph_warnings(source: str, graph: Graph, twice: int) -> tuple[str, ...]:
+    """What the graph's shape says is wrong, once per side: edges listed twice, edges whose
+    hash names a record of another package."""
+    found = []
+    if twice:
+        found.append(f"{source}: {twice} dependency edges listed twice in a record, read once")
+    nodes = graph.nodes
+    wrong = sorted(
+        (digest, kind[0], nodes[target].name)
+        for digest, node in nodes.items()
+        for kind, target in zip(node.kinds, node.deps, strict=True)
+        if target in nodes and nodes[target].name != kind[0]
+    )
+    if wrong:
+        digest, name, other = wrong[0]
+        found.append(
+            f"{source}: {len(wrong)} dependency edges name a record of another package"
+            f" (first: {digest} depends on `{name}` by the hash of a `{other}`)"
+        )
+    return tuple(found)
+
+
+def load_indexes(
+    source: str, indexes: Iterable[Index], tag: str, progress: Progress = quiet
+) -> Snapshot:
+    """One snapshot of every build-cache record in these indexes, grouped into pages, with the
+    graph of every record (binaries, externals and the rest) for the causes of rebuilds."""
+    from .records import FIX, Interned, decode_index  # msgspec: only when an index is read
+
+    read = _Read(Interned())
     for index in indexes:
         where, stack = index.where, index.stack
+        progress(f"{where}: decoding {len(index.data) / 1e6:,.0f} MB")
         installs = decode_index(index.data, where)
         del index  # its bytes: read one index at a time, each dropped once decoded
-        for digest, install in installs.items():
-            if not install.in_buildcache:
-                continue
-            if digest not in records:
-                spec = install.spec
-                if spec is None or spec.name is None:
-                    raise InputError(where, f"install {digest} has no spec with a name", FIX)
-                records[digest] = page_entry(digest, spec, installs, where)
-                names[digest] = spec.name
-                stacks[digest] = set()
-            stacks[digest].add(stack)
+        progress(f"{where}: reading {len(installs):,} records")
+        read.add(installs, where, stack)
         del installs  # each index dropped once converted
+    held, seen, intern = read.held, read.seen, read.intern
+    stacks = {d: intern(tuple(sorted(held.get(d) or seen[d]))) for d in read.nodes}
     by_package: dict[str, dict[str, dict[str, Any]]] = {}
-    for digest in sorted(records):
-        entry = records[digest]
-        entry["stacks"] = sorted(stacks[digest])
-        by_package.setdefault(names[digest], {})[digest] = entry
-    pages = {}
-    for name in sorted(by_package):
-        entries = by_package[name]
-        content = orjson.dumps([tag, name, entries], option=orjson.OPT_SORT_KEYS)
-        read = Entries.from_read(entries, f"{source}: {name}")
-        pages[(tag, name)] = Page(
-            tag,
-            name,
-            read.source,
-            blob_digest(content),
-            read,
-            len(read),
-            read.counts,
-            read.compiled,
-        )
+    for digest in sorted(read.records):
+        entry = read.records[digest]
+        entry["stacks"] = list(stacks[digest])
+        by_package.setdefault(read.nodes[digest].name, {})[digest] = entry
+    pages = {(tag, name): _page(source, tag, name, by_package[name]) for name in sorted(by_package)}
     if not pages:
         raise InputError(source, "no build-cache records (in_buildcache: true) found", FIX)
-    return Snapshot(source, pages)
+    graph = Graph(read.nodes, stacks)
+    warnings = _graph_warnings(source, graph, intern.twice)
+    return Snapshot(source, pages, warnings=warnings, graph=graph)

@@ -13,9 +13,20 @@ from typing import Any
 import msgspec
 
 from ...errors import InputError
+from ...model import EdgeKind, Node, links
 from .layouts import DB_VERSIONS
 
-__all__ = ["FIX", "Edge", "Install", "Spec", "decode_index", "page_entry"]
+__all__ = [
+    "FIX",
+    "Edge",
+    "Install",
+    "Interned",
+    "Spec",
+    "decode_index",
+    "graph_node",
+    "page_entry",
+    "record_compiler",
+]
 
 FIX = "give a Spack build-cache index.json (database version 6 or later)"
 
@@ -87,6 +98,7 @@ class Spec(msgspec.Struct, frozen=True, gc=False):
     parameters: dict[str, Parameter] | None = None
     package_hash: str | None = None
     dependencies: tuple[Edge, ...] = ()
+    external: msgspec.Raw = msgspec.Raw(b"")  # kept unparsed: only whether it is there
 
 
 class Install(msgspec.Struct, frozen=True, gc=False):
@@ -176,7 +188,7 @@ def _variants(parameters: Mapping[str, Parameter] | None) -> list[str]:
     return sorted(found)
 
 
-def _compiler(spec: Spec, installs: Mapping[str, Install], where: str, digest: str) -> str:
+def record_compiler(spec: Spec, installs: Mapping[str, Install], where: str, digest: str) -> str:
     """DB ≤ 7: `spec.compiler`; 8+: `annotations.compiler`, else the c/cxx/fortran provider."""
     if spec.compiler is not None and spec.compiler.name:
         return f"{text(spec.compiler.name)}@{text(spec.compiler.version)}".rstrip("@")
@@ -195,19 +207,88 @@ def _compiler(spec: Spec, installs: Mapping[str, Install], where: str, digest: s
     return "none"
 
 
-def page_entry(
-    digest: str, spec: Spec, installs: Mapping[str, Install], where: str
-) -> dict[str, Any]:
+def _target(arch: Arch) -> str:
+    return text(arch.target.name if isinstance(arch.target, Target) else arch.target)
+
+
+def page_entry(digest: str, spec: Spec, compiler: str) -> dict[str, Any]:
     """The catalogue-page entry of one install record (its name and stacks are the caller's)."""
     arch = spec.arch or Arch()
-    target = arch.target.name if isinstance(arch.target, Target) else arch.target
     return {
         "hash": digest,
         "versions": [text(spec.version)],
-        "compiler": _compiler(spec, installs, where, digest),
+        "compiler": compiler,
         "os": text(arch.platform_os),
         "platform": text(arch.platform),
-        "target": text(target),
+        "target": _target(arch),
         "variants": _variants(spec.parameters),
         "size": "-",
     }
+
+
+class Interned:
+    """One object per distinct string or tuple of a side's graph: 200k records share a few
+    thousand names, versions, variant tuples and edge kinds."""
+
+    def __init__(self) -> None:
+        self.seen: dict[Any, Any] = {}
+        self.kinds: dict[tuple[str, tuple[str, ...], tuple[str, ...]], EdgeKind] = {}
+        self.twice = 0  # edges listed twice in one record (kept once)
+
+    def __call__(self, value: Any) -> Any:
+        return self.seen.setdefault(value, value)
+
+    def edges(self, spec: Spec) -> tuple[tuple[EdgeKind, ...], tuple[str, ...]]:
+        """A record's edges sorted by (name, hash), each once: their kinds and their hashes."""
+        one = self.seen.setdefault
+        found: dict[tuple[str, str], EdgeKind] = {}
+        for edge in spec.dependencies:
+            key = (text(edge.name), text(edge.hash))
+            if key in found:
+                self.twice += 1
+                continue
+            parameters = edge.parameters
+            deptypes, virtuals = (
+                (parameters.deptypes, parameters.virtuals) if parameters else (edge.type, ())
+            )
+            kind = (key[0], deptypes, virtuals)
+            found[key] = self.kinds.get(kind) or self._kind(kind)
+        keys = sorted(found)
+        return tuple(found[key] for key in keys), tuple(one(digest, digest) for _, digest in keys)
+
+    def _kind(self, kind: tuple[str, tuple[str, ...], tuple[str, ...]]) -> EdgeKind:
+        name, deptypes, virtuals = kind
+        found: EdgeKind = (self(name), self(deptypes), self(virtuals), links(deptypes))
+        self.kinds[kind] = found
+        return found
+
+
+def _node_variants(parameters: Mapping[str, Parameter] | None, page: list[str]) -> tuple[str, ...]:
+    """The variants of SPEC section 6: the page's (`page`), `patches` included (a patch changes
+    the build)."""
+    patches = (parameters or {}).get("patches")
+    if isinstance(patches, list) and patches:
+        return tuple(sorted([*page, f"patches={','.join(sorted(text(v) for v in patches))}"]))
+    return tuple(page)
+
+
+def graph_node(
+    spec: Spec, compiler: str, install: Install, intern: Interned, page: list[str] | None = None
+) -> Node:
+    """One record as a node of its side's graph (SPEC section 6); `page`: its page entry's
+    variants, when it has one (the same, without patches)."""
+    arch = spec.arch or Arch()
+    variants = _node_variants(spec.parameters, _variants(spec.parameters) if page is None else page)
+    return Node(
+        intern(text(spec.name)),
+        intern(text(spec.version)),
+        intern(text(arch.platform)),
+        intern(text(arch.platform_os)),
+        intern(_target(arch)),
+        intern(compiler),
+        intern(variants),
+        intern(text(spec.package_hash)),
+        bytes(spec.external) not in (b"", b"null"),
+        install.in_buildcache,
+        *intern.edges(spec),
+    )
