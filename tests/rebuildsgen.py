@@ -62,6 +62,7 @@ REBUILDS = Rebuilds(
             (h("h1n"), h("n2n")),
             (h("h1n"), h("n2n")),
             ("e4s",),
+            version="3.30.5",
         ),
     ),
     cascades=(

@@ -19,8 +19,8 @@ from snapdiff.report import Cascade, Rebuilds, Trigger
 FIRST_SCREEN = [
     "- `zlib-ng` `2.2.1` → `2.2.2` (version, 2 specs): 4 specs rebuilt in 2 stacks, 2 of them "
     "through build dependencies only",
-    "- `cmake` recipe changed, same version: 2 specs rebuilt in 1 stack, all of them through "
-    "build dependencies only",
+    "- `cmake` recipe changed, same version `3.30.5`: 2 specs rebuilt in 1 stack, all of them "
+    "through build dependencies only",
     "- 1 spec rebuilt with no change of its own, nor of any of its dependencies beyond a new "
     "hash: a change of hash scheme (a new Spack version or a newly hashed field rehashes every "
     "spec)",
@@ -73,7 +73,7 @@ def test_one_cause_one_spec_is_said_in_the_singular(tmp_path: Path) -> None:
     cascade = Cascade(h("h1n"), "hdf5", h("h1o"), (trigger.hash,))
     rebuilds = Rebuilds((trigger,), (cascade,), (), (), ())
     assert _first_screen(render_markdown(report(tmp_path, rebuilds))) == [
-        "- `cmake` recipe changed, same version: 1 spec rebuilt in 1 stack, through build "
+        "- `cmake` recipe changed, same version `3.30.5`: 1 spec rebuilt in 1 stack, through build "
         "dependencies only",
         "- 2 distinct specs rebuilt in all",
     ]
@@ -96,7 +96,12 @@ def test_the_largest_causes_first_then_how_many_more(tmp_path: Path) -> None:
     )
     lines = _first_screen(render_markdown(report(tmp_path, rebuilds)))
     assert [line.split(" ")[1] for line in lines[:5]] == [f"`p{n}`" for n in (8, 7, 6, 5, 4)]
-    assert lines[5:] == ["- … and 3 more causes", "- 44 distinct specs rebuilt in all"]
+    assert lines[5:] == [
+        "- … and 3 more causes",
+        # none of these made-up hashes is a spec of the report's pages: each is said so
+        "- 44 distinct specs rebuilt in all (44 of them records with no binary in this cache, "
+        "not counted as specs added)",
+    ]
 
 
 def test_the_same_causes_in_any_order_say_the_same_bytes(tmp_path: Path) -> None:
@@ -160,3 +165,27 @@ def test_names_and_values_from_the_index_are_inert(tmp_path: Path) -> None:
     assert "<summary><code>x`&lt;script&gt;| @team</code> <code>" in markdown
     text = render_text(found)
     assert "\n@team" not in text and "x`<script>|\\x0a@team x`<script>|\\x0a@team →" in text
+
+
+def test_one_recipe_change_in_several_configurations_is_one_line() -> None:
+    """Package hashes differ between configurations of one recipe change: one cause, its
+    version named; another version's recipe change is another line."""
+    from snapdiff.render.rebuilds import cause_sentence, causes
+
+    def recipe(name: str, package_hashes: tuple[str, str], version: str) -> Trigger:
+        before, after = (("recipe", package_hashes[0]),), (("recipe", package_hashes[1]),)
+        return Trigger(
+            h(name), "cmake", h(f"{name}o"), ("recipe",), before, after, (), (), (), (), version
+        )
+
+    recipes = (
+        recipe("a", ("p1", "q1"), "3.30.5"),
+        recipe("b", ("p2", "q2"), "3.30.5"),
+        recipe("c", ("p3", "q3"), "3.31.0"),
+    )
+    found = causes(dataclasses.replace(REBUILDS, triggers=recipes))
+    said = sorted(cause_sentence(cause).plain() for cause in found)
+    assert said == [
+        "cmake recipe changed, same version 3.30.5 (2 specs): no other spec rebuilt through it",
+        "cmake recipe changed, same version 3.31.0: no other spec rebuilt through it",
+    ]

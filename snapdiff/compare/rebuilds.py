@@ -123,6 +123,7 @@ def _trigger(
         tuple(sorted(build_only)),
         stacks,
         packages,
+        new.nodes[digest].version,
     )
 
 

@@ -39,6 +39,7 @@ class Cause:
     changes: tuple[OwnChange, ...]
     before: tuple[tuple[str, FieldValue], ...]
     after: tuple[tuple[str, FieldValue], ...]
+    version: str  # of the first trigger: the same in all when "version" is no change
     triggers: tuple[str, ...]  # their hashes, sorted
     cascade: tuple[str, ...]  # distinct cascade specs of any of them, sorted
     build_only: tuple[str, ...]  # those reached through a build edge from every one reaching it
@@ -59,6 +60,7 @@ def _cause(triggers: list[Trigger]) -> Cause:
         first.changes,
         first.before,
         first.after,
+        first.version,
         tuple(sorted(t.hash for t in triggers)),
         tuple(sorted(reached)),
         tuple(sorted(spec for spec, build in reached.items() if build)),
@@ -66,12 +68,23 @@ def _cause(triggers: list[Trigger]) -> Cause:
     )
 
 
+def _group(trigger: Trigger) -> tuple[object, ...]:
+    """What triggers said in one line share: package, changes and values; for a recipe, the
+    version rather than the package hashes (which differ between configurations)."""
+    if "recipe" not in trigger.changes:
+        return (trigger.name, trigger.changes, trigger.before, trigger.after)
+    before = tuple(item for item in trigger.before if item[0] != "recipe")
+    after = tuple(item for item in trigger.after if item[0] != "recipe")
+    version = "" if "version" in trigger.changes else trigger.version
+    return (trigger.name, trigger.changes, before, after, version)
+
+
 def causes(rebuilds: Rebuilds) -> list[Cause]:
     """Triggers grouped by package, changes and values; most cascade specs first, then name,
     then the change (ties broken by content)."""
     groups: dict[tuple[object, ...], list[Trigger]] = {}
     for t in rebuilds.triggers:
-        groups.setdefault((t.name, t.changes, t.before, t.after), []).append(t)
+        groups.setdefault(_group(t), []).append(t)
     found = [_cause(group) for group in groups.values()]
     return sorted(
         found, key=lambda c: (-len(c.cascade), c.name, repr((c.changes, c.before, c.after)))
@@ -111,7 +124,10 @@ def _head(cause: Cause) -> Words:
     for n, kind in enumerate(k for k in cause.changes if k != "version"):
         said.say(", " if n or version else " ")
         if kind == "recipe":
-            said.say("recipe changed" + ("" if version else ", same version"))
+            if version:
+                said.say("recipe changed")
+            else:
+                said.say("recipe changed, same version {}", cause.version)
         else:
             _change(said, kind, old.get(kind, ()), new.get(kind, ()))
     return said.say(f" ({several})" if several and not version else "")
@@ -154,8 +170,21 @@ def _several(found: list[Cause]) -> int:
     return sum(1 for n in seen.values() if n > 1)
 
 
-def _total(rebuilds: Rebuilds, found: list[Cause]) -> Sentence:
+def _unbuilt(report: Report, rebuilds: Rebuilds) -> int:
+    """Rebuilt records that are no spec of the report: records the cache holds no binary of
+    (externals), which the counts of specs added leave out."""
+    added = {digest for package in report.packages for digest in package.specs_added}
+    parts = (rebuilds.hash_scheme, rebuilds.unexplained)
+    rebuilt = [t.hash for t in rebuilds.triggers] + [c.hash for c in rebuilds.cascades]
+    return sum(1 for digest in (*rebuilt, *parts[0], *parts[1]) if digest not in added)
+
+
+def _total(report: Report, rebuilds: Rebuilds, found: list[Cause]) -> Sentence:
     said = f"{counted(rebuilds.rebuilt, 'distinct spec')} rebuilt in all"
+    unbuilt = _unbuilt(report, rebuilds)
+    if unbuilt:
+        records = "1 of them a record" if unbuilt == 1 else f"{unbuilt:,} of them records"
+        said += f" ({records} with no binary in this cache, not counted as specs added)"
     several = _several(found)
     if several:
         said += f"; {several:,} of them through several causes, counted under each"
@@ -206,5 +235,5 @@ def first_screen(
     if len(found) > FIRST_SCREEN_CAUSES:
         lines.append(Sentence(f"… and {counted(len(found) - FIRST_SCREEN_CAUSES, 'more cause')}"))
     if rebuilds.rebuilt:
-        lines.append(_total(rebuilds, found))
+        lines.append(_total(report, rebuilds, found))
     return lines, _missing(rebuilds.missing_dependencies)
