@@ -111,7 +111,7 @@ def rebuilt_count(removed: Iterable[Entry], added: Iterable[Entry]) -> int:
 
 def _built_as(entry: Entry) -> tuple[Configuration, str]:
     """What a rebuilt spec keeps: its configuration and its version."""
-    return configuration_of(entry), spec_version(entry["versions"])
+    return configuration_of(entry), spec_version(entry.versions)
 
 
 class Explanation(NamedTuple):

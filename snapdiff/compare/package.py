@@ -77,7 +77,7 @@ def _written(*entries: Entry) -> dict[str, str]:
     """How these records write their compilers and variants, the later one's way first."""
     found: dict[str, str] = {}
     for entry in entries:
-        found |= written_as([str(entry.get("compiler", ""))], entry.get("variants", ()))
+        found |= written_as([entry.compiler], entry.variants)
     return found
 
 

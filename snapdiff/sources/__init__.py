@@ -12,7 +12,7 @@ from .git.repo import GitRepo
 from .git.tallycache import TallyCache
 from .kinds import LoadOptions, RevisionSource, Source, open_source, opened
 from .pair import Reading, SnapshotPair
-from .snapshot import PageCache, Problems, check_changed
+from .snapshot import PageCache, Problems
 
 __all__ = [
     "LoadOptions",
@@ -53,28 +53,20 @@ def load_pair(
                 return SnapshotPair(*revisions.load(sources[0].revision, sources[1].revision))
             except MixedUnits:
                 pass  # only a whole listing says which page is the second: read both so
-        pair = _whole_pair(sources, reading, counted=reading is not Reading.EVERY_ENTRY)
+        pair = _whole_pair(sources, counted=reading is not Reading.EVERY_ENTRY)
         if counted_apart(*pair):  # a page left out made a shared blob one side's only
             sources = open_source(old, options, repos), open_source(new, options, repos)
-            pair = _whole_pair(sources, reading, counted=False)
+            pair = _whole_pair(sources, counted=False)
         return SnapshotPair(*pair)
 
 
-def _whole_pair(
-    sources: tuple[Source, Source], reading: Reading, counted: bool
-) -> tuple[Snapshot, Snapshot]:
+def _whole_pair(sources: tuple[Source, Source], counted: bool) -> tuple[Snapshot, Snapshot]:
     """Both sides with every page held; content both hold read only for its counts when
-    `counted`, else in full; with a reading of every entry, each one checked."""
+    `counted`, else in full (every entry of a page read is checked as it is decoded)."""
     shared = sources[0].digests() & sources[1].digests() if counted else set()
     cache = PageCache(shared)
     new_snapshot = sources[1].load(cache)
-    old_snapshot = sources[0].load(cache)
-    if reading is Reading.EVERY_ENTRY:  # per-spec filters read every entry: check them all now
-        nothing = Snapshot("", {})
-        old_snapshot = check_changed(old_snapshot, nothing, sources[0].problems)
-        return old_snapshot, check_changed(new_snapshot, nothing, sources[1].problems)
-    old_snapshot = check_changed(old_snapshot, new_snapshot, sources[0].problems)
-    return old_snapshot, check_changed(new_snapshot, old_snapshot, sources[1].problems)
+    return sources[0].load(cache), new_snapshot
 
 
 def _revisions(repo: GitRepo, options: LoadOptions) -> Revisions:
@@ -123,8 +115,6 @@ def _whole_history(
             continue
         new_snapshot = after.load(cache)  # parses only the blobs this commit changed
         cache.keep(after.digests())  # memory stays that of one revision, not of the range
-        old_snapshot = check_changed(old_snapshot, new_snapshot, before.problems)
-        new_snapshot = check_changed(new_snapshot, old_snapshot, after.problems)
         yield SnapshotPair(old_snapshot, new_snapshot)
         before, old_snapshot = after, new_snapshot
 
@@ -177,4 +167,4 @@ def load_snapshot(arg: str, options: LoadOptions | None = None) -> Snapshot:
     """
     with opened() as repos:
         source = open_source(arg, options or LoadOptions(), repos)
-        return check_changed(source.load(PageCache()), Snapshot(arg, {}), source.problems)
+        return source.load(PageCache())
