@@ -145,9 +145,7 @@ def package_change(
     added_entries = [new_entries[h] for h in added]
     explained = Explanation()
     if describe:
-        removed_specs = list(map(Spec.from_entry, removed_entries))
-        added_specs = list(map(Spec.from_entry, added_entries))
-        explained = explain(removed_specs, added_specs, old_entries, new_entries, changed)
+        explained = explain(removed_entries, added_entries, old_entries, new_entries, changed)
     old_set, new_set = old_entries.versions, new_entries.versions
     versions_old, versions_new = sort_versions(old_set), sort_versions(new_set)
     stacks_old = {s for s in old_entries.stacks if asked(s)}

@@ -23,6 +23,7 @@ from .records import (
     Snapshot,
     Spec,
     Tally,
+    configuration_from,
     configuration_of,
     counted_apart,
 )
@@ -40,6 +41,7 @@ __all__ = [
     "Spellings",
     "Tally",
     "canonical_json",
+    "configuration_from",
     "configuration_of",
     "counted_apart",
     "normal_compiler",

@@ -6,6 +6,7 @@ import json
 from collections import Counter
 from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, NamedTuple, Protocol
 
 from .entry import Entry
@@ -21,6 +22,7 @@ __all__ = [
     "Snapshot",
     "Spec",
     "Tally",
+    "configuration_from",
     "configuration_of",
     "counted_apart",
 ]
@@ -95,13 +97,18 @@ class Spec(NamedTuple):
 
 def configuration_of(entry: Entry) -> Configuration:
     """What Spec.from_entry(entry).configuration() gives, without building the whole Spec."""
-    return Configuration(
-        entry.os,
-        entry.platform,
-        entry.target,
-        normal_compiler(entry.compiler),
-        normal_variants(entry.variants),
+    return configuration_from(
+        entry.os, entry.platform, entry.target, entry.compiler, entry.variants
     )
+
+
+@lru_cache(maxsize=65536)
+def configuration_from(
+    os: str, platform: str, target: str, compiler: str, variants: tuple[str, ...]
+) -> Configuration:
+    """The configuration of an entry with these fields as read; a catalogue has a few thousand,
+    each normalised once (and then shared by every record of it)."""
+    return Configuration(os, platform, target, normal_compiler(compiler), normal_variants(variants))
 
 
 class PageEntries(Protocol):

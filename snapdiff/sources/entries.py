@@ -18,9 +18,10 @@ from typing import Any
 
 import msgspec
 
-from ..model import NO_COMPILER, Configuration, Entry, PageEntries, written_as
+from ..model import NO_COMPILER, Configuration, Entry, PageEntries, configuration_from, written_as
+from ..versions import version_of
 from .checks import FIX, check_entries, json_value
-from .entryline import Counts, configuration, stack_counts, version_of
+from .entryline import Counts, stack_counts
 
 __all__ = ["FIX", "Entries", "check_entries", "json_value"]  # the checks re-exported
 
@@ -59,11 +60,12 @@ class Entries(Mapping[str, Entry]):
     `compiled` counts per stack those with a compiler (not `none`).
     """
 
-    __slots__ = ("_by_hash", "compiled", "counts", "source", "stacks", "versions")
+    __slots__ = ("_by_hash", "_spellings", "compiled", "counts", "source", "stacks", "versions")
 
     def __init__(self, by_hash: dict[str, Entry], source: str) -> None:
         self.source = source
         self._by_hash = by_hash
+        self._spellings: dict[str, str] | None = None  # worked out when first asked
         records = by_hash.values()
         lists = Counter(map(_STACKS, records))
         self.counts: Counts = stack_counts(lists.items())
@@ -116,7 +118,7 @@ class Entries(Mapping[str, Entry]):
         """Each configuration of the entries with the versions built in it (SPEC section 2a)."""
         found: dict[Configuration, set[str]] = {}
         for *raw, versions in set(map(_BY_VERSIONS, self._by_hash.values())):
-            found.setdefault(configuration(*raw), set()).add(version_of(versions))
+            found.setdefault(configuration_from(*raw), set()).add(version_of(versions))
         return found
 
     def configurations_by_stack(self) -> dict[str, Counter[Configuration]]:
@@ -124,7 +126,7 @@ class Entries(Mapping[str, Entry]):
         each has."""
         found: dict[str, Counter[Configuration]] = {}
         for (*raw, stacks), count in Counter(map(_BY_STACKS, self._by_hash.values())).items():
-            config = configuration(*raw)
+            config = configuration_from(*raw)
             for stack in set(stacks):
                 found.setdefault(stack, Counter())[config] += count
         return found
@@ -132,8 +134,11 @@ class Entries(Mapping[str, Entry]):
     def spellings(self) -> dict[str, str]:
         """Each normalised compiler and variant of the entries as this page writes it (`@=`
         read as `@`; Spack 1.0 writes `oneapi@X` as `intel-oneapi-compilers@X`, `name=v` as
-        `name:=v`); of several ways, the last in sorted order."""
-        records = self._by_hash.values()
-        compilers = set(map(attrgetter("compiler"), records))
-        variants = set(chain.from_iterable(set(map(attrgetter("variants"), records))))
-        return written_as(compilers, variants)
+        `name:=v`); of several ways, the last in sorted order (worked out once: a diff asks
+        for a page's explanations and for its stacks)."""
+        if self._spellings is None:
+            records = self._by_hash.values()
+            compilers = set(map(attrgetter("compiler"), records))
+            variants = set(chain.from_iterable(set(map(attrgetter("variants"), records))))
+            self._spellings = written_as(compilers, variants)
+        return self._spellings

@@ -1,15 +1,12 @@
-"""What a page's entries are summed up by: specs per stack, and configurations and versions
-read from the fields of entries as read (each distinct value normalised once)."""
+"""Specs per stack, as a page's entries count them (read from its records, or from `meta`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import lru_cache
 
-from ..model import NO_COMPILER, Configuration, normal_compiler, normal_variants
-from ..versions import spec_version
+from ..model import NO_COMPILER
 
-__all__ = ["NO_COMPILER_TEXT", "Counts", "configuration", "stack_counts", "version_of"]
+__all__ = ["NO_COMPILER_TEXT", "Counts", "stack_counts"]
 
 Counts = tuple[tuple[str, int], ...]  # (stack, entries in it), sorted by stack
 NO_COMPILER_TEXT = b'"compiler": "' + NO_COMPILER.encode() + b'"'  # as the generator writes it
@@ -23,17 +20,3 @@ def stack_counts(lists: Iterable[tuple[Iterable[str], int]]) -> Counts:
         for stack in set(stacks):
             counts[stack] = counts.get(stack, 0) + times
     return tuple(sorted(counts.items()))
-
-
-@lru_cache(maxsize=65536)
-def configuration(
-    os: str, platform: str, target: str, compiler: str, variants: tuple[str, ...]
-) -> Configuration:
-    """A configuration from an entry's fields as read; a catalogue has few."""
-    return Configuration(os, platform, target, normal_compiler(compiler), normal_variants(variants))
-
-
-@lru_cache(maxsize=65536)
-def version_of(versions: tuple[str, ...]) -> str:
-    """The version of a spec whose versions list is this."""
-    return spec_version(versions)
