@@ -242,3 +242,15 @@ def test_a_bad_entry_is_found_while_loading_even_when_both_sides_hold_it(
         assert main([str(old), str(new), *filters, "--keep-going", "-f", "json"]) == 0
         report = json.loads(capsys.readouterr().out)
         assert report["incomplete"] and [p["name"] for p in report["packages"]] == ["cmake"]
+
+
+def test_equal_field_values_are_shared_between_records() -> None:
+    """Records hold one copy of each distinct value (but the hash), across pages: the memory
+    of a whole catalogue is that of its distinct values, not of its records' copies."""
+    one = Entries.from_line(line_of([spec("a"), spec("b")]), "one")
+    other = Entries.from_line(line_of([spec("c")]), "other")
+    assert one is not None and other is not None
+    a, b, c = one["a".ljust(32, "a")], one["b".ljust(32, "a")], other["c".ljust(32, "a")]
+    assert a.variants is b.variants is c.variants and a.stacks is c.stacks
+    assert a.compiler is c.compiler and a.os is c.os and a.versions is c.versions
+    assert a.hash is not c.hash and a == Entries.from_read({a.hash: spec("a")}, "x")[a.hash]
