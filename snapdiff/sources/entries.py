@@ -1,9 +1,10 @@
 """A page's `spec_details` entries by hash, decoded in one call into typed records.
 
 A line in the generator's form (flat objects of the known keys) is decoded by msgspec straight
-into frozen `Entry` records, checked as it goes, with no Python work per entry; a diff then
-compares entries as read by C-level equality, and sums a page up (specs per stack, versions,
-configurations) from the distinct values of its fields. Any other line (an unknown key, a
+into frozen `Entry` records, checked as it goes (the only Python work per entry: sharing each
+field value with the equal ones read before); a diff then compares entries as read by C-level
+equality, and sums a page up (specs per stack, versions, configurations) from the distinct
+values of its fields. Any other line (an unknown key, a
 nested `size`, a bad value) is parsed whole and checked entry by entry (`checks`), which names
 what is wrong; both ways give the same entries.
 """
