@@ -228,7 +228,7 @@ def _log(argv: Sequence[str]) -> int:
     )
     try:
         if args.more:
-            pairs = load_sequence(snapshots, options, narrow)
+            pairs = load_sequence(snapshots, options)
             walked = history(pairs, start, end, narrow, unit="snapshot")
         else:
             pairs = load_history(start, end, options, narrow)

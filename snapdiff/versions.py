@@ -19,6 +19,7 @@ __all__ = [
     "sort_versions",
     "spec_version",
     "version_key",
+    "version_of",
     "versions_of",
 ]
 
@@ -94,6 +95,12 @@ def highest(versions: Iterable[str]) -> str | None:
 def spec_version(versions: Iterable[str]) -> str:
     """The version a spec is known by (SPEC section 2a): its highest, "" when it lists none."""
     return highest(versions) or ""
+
+
+@lru_cache(maxsize=65536)  # a catalogue has a few thousand distinct versions lists
+def version_of(versions: tuple[str, ...]) -> str:
+    """`spec_version` of an entry's versions list, each distinct list worked out once."""
+    return spec_version(versions)
 
 
 def bump_kind(old: str, new: str) -> BumpSize:

@@ -118,10 +118,8 @@ def _diff(original: bytes, data: bytes) -> str | None:
         new = parse_page(data, "p.md", "d").page
         if old.entries is None or new.entries is None:
             return None
-        old.entries.check(new.entries)
-        new.entries.check(old.entries)
     except InputError:
-        return None  # refused while checking entries, as a loader would
+        return None  # refused while reading, as a loader would
     start = time.monotonic()
     try:
         report = diff_snapshots(

@@ -1,4 +1,5 @@
-"""Entries kept as text: the fast reading agrees with a full parse, and knows when not to try."""
+"""Entries decoded in one call: the records agree with a full parse, and lines they cannot hold
+are left to it (which names what is wrong)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pagegen import HISTORY, SEEDS, spec, write_page
 
 from snapdiff.cli import main
 from snapdiff.errors import InputError
-from snapdiff.model import Configuration, configuration_of
+from snapdiff.model import Configuration, Spec, configuration_of
 from snapdiff.sources import load_pair
 from snapdiff.sources.entries import Entries, check_entries
 
@@ -36,7 +37,7 @@ def line_of(entries: list[dict[str, Any]]) -> bytes:
 
 
 def both_ways(line: bytes) -> tuple[Entries, Entries]:
-    """The line read as text (it must be in the generator's form) and parsed in full."""
+    """The line decoded in one call (it must be in the generator's form) and parsed in full."""
     fast = Entries.from_line(line, "page")
     assert fast is not None, "expected the generator's form"
     return fast, Entries.from_read(check_entries(orjson.loads(line), "page"), "page")
@@ -53,12 +54,9 @@ def assert_same(fast: Entries, full: Entries) -> None:
 
 
 @pytest.mark.parametrize("path", REAL_PAGES, ids=lambda p: "/".join(p.parts[-3:]))
-def test_real_pages_read_as_text_equal_a_full_parse(path: Path) -> None:
-    line = details_line(path)
-    if b'"tarball"' in line:  # the older generation: another key order, parsed in full
-        assert Entries.from_line(line, "page") is None
-        return
-    assert_same(*both_ways(line))
+def test_real_pages_decoded_in_one_call_equal_a_full_parse(path: Path) -> None:
+    """Both generations (the older one writes `tarball`, in another key order)."""
+    assert_same(*both_ways(details_line(path)))
 
 
 def test_a_stack_listed_twice_counts_once_and_variants_are_a_set() -> None:
@@ -81,35 +79,60 @@ def test_unsorted_entries_come_out_sorted() -> None:
 @pytest.mark.parametrize(
     "line",
     [
-        line_of([spec("a", tarball="https://x")])[:-2] + b', "zz": {"nested": 1}}]',  # nested
         line_of([spec("a", os='ubuntu"22')]),  # an escape in a string
         line_of([spec("a", target="x{86}")]),  # a brace in a string
-        line_of([spec("a"), spec("a", "2.0")]),  # one hash twice
         line_of([spec("a", stacks=("e4s]", "root"))]),  # a bracket in a list's string
-        line_of([spec("a", versions=[1])]),  # not a list of strings
         line_of([{k: v for k, v in spec("a").items() if k != "os"}]),  # a key missing
         json.dumps([dict(reversed(spec("a").items()))]).encode(),  # keys not sorted
         json.dumps([spec("a")], sort_keys=True, separators=(",", ":")).encode(),  # compact
+        line_of([spec("a", tarball="https://x", size=12)]),  # the older generation
+    ],
+    ids=["escape", "brace", "bracket", "missing-key", "unsorted-keys", "compact", "tarball"],
+)
+def test_lines_in_any_layout_of_the_known_keys_are_decoded(line: bytes) -> None:
+    assert_same(*both_ways(line))
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        line_of([spec("a", zz={"nested": 1})]),  # a key a newer generator may add
+        line_of([spec("a", extra=[["zz", "1"]])]),  # a key named as the record's own field
+        line_of([spec("a", size={"nested": 1})]),  # a nested size
+        line_of([spec("a", tarball=1)]),  # a tarball that is no string
+        line_of([spec("a"), spec("a", "2.0")]),  # one hash twice
+        line_of([spec("a", versions=[1])]),  # not a list of strings
+        line_of([{k: v for k, v in spec("a").items() if k != "stacks"}]),  # no stacks
+        line_of([spec("a")]).replace(b'"' + b"a" * 32 + b'"', b'""'),  # an empty hash
         line_of([spec("a", os="ubunt\u00fc")]).replace(b"\\u00fc", "ü".encode("latin-1")),
+        line_of([spec("a")])[:-2] + b", tru}]",  # not JSON
     ],
     ids=[
-        "nested",
-        "escape",
-        "brace",
+        "another-key",
+        "key-extra",
+        "nested-size",
+        "tarball-not-string",
         "hash-twice",
-        "bracket",
         "not-strings",
-        "missing-key",
-        "unsorted-keys",
-        "compact",
+        "no-stacks",
+        "empty-hash",
         "not-utf8",
+        "not-json",
     ],
 )
-def test_lines_in_another_form_are_left_to_a_full_parse(line: bytes) -> None:
+def test_lines_the_records_cannot_hold_are_left_to_a_full_parse(line: bytes) -> None:
     assert Entries.from_line(line, "page") is None
 
 
-def test_non_ascii_text_is_read_as_text() -> None:
+def test_other_keys_are_kept_as_canonical_json_after_a_full_parse() -> None:
+    line = line_of([spec("a", extra=[["zz", "1"]], zz={"b": 1, "a": [2]})])
+    full = Entries.from_read(check_entries(orjson.loads(line), "page"), "page")
+    entry = full["a".ljust(32, "a")]
+    assert entry.extra == (("extra", '[["zz", "1"]]'), ("zz", '{"a": [2], "b": 1}'))
+    assert Spec.from_entry(entry).as_entry()["zz"] == {"a": [2], "b": 1}
+
+
+def test_non_ascii_text_is_decoded() -> None:
     line = line_of([spec("a", variants=("cflags=é",))]).replace(b"\\u00e9", "é".encode())
     assert_same(*both_ways(line))
 
@@ -124,31 +147,21 @@ def test_an_empty_list() -> None:
     )
 
 
-def test_only_entries_that_differ_are_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_entries_that_differ_are_found_by_comparing_records() -> None:
     old = Entries.from_line(line_of([spec("a"), spec("b"), spec("c")]), "old")
     new = Entries.from_line(line_of([spec("a"), spec("b", stacks=("root",)), spec("d")]), "new")
     assert old is not None and new is not None
     assert new.differing(old) == ["b".ljust(32, "a"), "d".ljust(32, "a")]
     assert old.differing(new) == ["b".ljust(32, "a"), "c".ljust(32, "a")]
-    parsed: list[str] = []
-    real = Entries._parse
-
-    def parse(self: Entries, digest: str, text: bytes, keep: bool = False) -> Any:
-        parsed.append(digest)
-        return real(self, digest, text, keep)
-
-    monkeypatch.setattr(Entries, "_parse", parse)
-    new.check(old)
-    assert parsed == ["b".ljust(32, "a"), "d".ljust(32, "a")]  # a was never parsed
-    d, a = "d".ljust(32, "a"), "a".ljust(32, "a")
-    assert new[d]["versions"] == ["1.0"] and new[d] is new[d]  # kept as checked, for the diff
-    assert new[a] == new[a] and new[a] is not new[a]  # the same elsewhere: parsed when read
+    d = "d".ljust(32, "a")
+    assert new[d].versions == ("1.0",) and new[d] is new[d]  # decoded once, when read
 
 
 def test_a_bad_entry_in_a_changed_page_is_found_while_loading(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The line still looks like the generator's form, but one changed entry is not JSON."""
+    """The line still looks like the generator's form, but one changed entry is not JSON: the
+    page is refused whole, naming its line and the column."""
     old, new = tmp_path / "old", tmp_path / "new"
     write_page(old, "zlib", [spec("a"), spec("b")])
     write_page(old, "cmake", [spec("c")])
@@ -156,8 +169,8 @@ def test_a_bad_entry_in_a_changed_page_is_found_while_loading(
     write_page(new, "cmake", [spec("c", "2.0")])
     bad = new / "_cache" / "develop" / "zlib" / "specs.md"
     bad.write_text(bad.read_text().replace('"zz": "x"', '"zz": tru'))
-    assert Entries.from_line(details_line(bad), "x") is not None  # read as text at first
-    with pytest.raises(InputError, match=f"{bad}: the spec_details entry of hash b.* not valid"):
+    assert Entries.from_line(details_line(bad), "x") is None
+    with pytest.raises(InputError, match=f"^{bad}:6: spec_details is not valid JSON .* column"):
         load_pair(str(old), str(new))
     assert main([str(old), str(new), "--keep-going", "-f", "json"]) == 0
     report = json.loads(capsys.readouterr().out)
@@ -165,8 +178,7 @@ def test_a_bad_entry_in_a_changed_page_is_found_while_loading(
     assert [p["name"] for p in report["packages"]] == ["cmake"]
 
 
-# Plain strings (the text reading applies) and strings with every character it must not be
-# fooled by (it must decline, or still agree).
+# Plain strings, and strings with every character a reading of the text could be fooled by.
 plain = st.text(alphabet=st.sampled_from("ab1.-_=+@é"), max_size=6)
 awkward = st.text(alphabet=st.sampled_from('ab1.-_"\\{}[], :é\u2028'), max_size=6)
 
@@ -197,10 +209,11 @@ def entries(strings: st.SearchStrategy[str]) -> st.SearchStrategy[list[dict[str,
 
 @given(entries(plain) | entries(awkward), st.booleans())
 @settings(max_examples=120, deadline=None)
-def test_text_reading_never_disagrees_with_a_full_parse(
+def test_decoding_never_disagrees_with_a_full_parse(
     found: list[dict[str, Any]], sort_keys: bool
 ) -> None:
-    """Whatever the strings hold, the text reading agrees with a full parse or declines."""
+    """Whatever the strings hold, the decoded records agree with a full parse; they decline
+    only a key of a newer generator or a tarball that is no string."""
     line = json.dumps(found, sort_keys=sort_keys, ensure_ascii=False).encode()
     fast = Entries.from_line(line, "page")
     try:
@@ -208,26 +221,36 @@ def test_text_reading_never_disagrees_with_a_full_parse(
     except InputError:
         assert fast is None  # a hash twice: only a full parse can say so
         return
-    if fast is not None:
+    if fast is None:
+        assert any("zz" in entry or type(entry.get("tarball", "")) is not str for entry in found)
+    else:
         assert_same(fast, full)
 
 
-def test_per_spec_filters_check_every_entry_while_loading(
+def test_a_bad_entry_is_found_while_loading_even_when_both_sides_hold_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """An entry the same on both sides is never read by a plain diff, but a filter reads it."""
+    """Every entry of a page read is decoded and checked, with or without per-spec filters."""
     old, new = tmp_path / "old", tmp_path / "new"
     for root, version in ((old, "1.0"), (new, "2.0")):
         page = write_page(root, "zlib", [spec("a", zz="x"), spec("b", version)])
         page.write_text(page.read_text().replace('"zz": "x"', '"zz": tru'))  # a: not JSON
         write_page(root, "cmake", [spec("c", version)])
-    assert main([str(old), str(new), "-f", "json"]) == 0
-    assert [p["name"] for p in json.loads(capsys.readouterr().out)["packages"]] == [
-        "cmake",
-        "zlib",
-    ]
-    assert main([str(old), str(new), "--os", "ubuntu*", "-f", "json"]) == 2
-    assert "the spec_details entry of hash a" in capsys.readouterr().err
-    assert main([str(old), str(new), "--os", "ubuntu*", "--keep-going", "-f", "json"]) == 0
-    report = json.loads(capsys.readouterr().out)
-    assert report["incomplete"] and [p["name"] for p in report["packages"]] == ["cmake"]
+    for filters in ([], ["--os", "ubuntu*"]):
+        assert main([str(old), str(new), *filters, "-f", "json"]) == 2
+        assert "spec_details is not valid JSON" in capsys.readouterr().err
+        assert main([str(old), str(new), *filters, "--keep-going", "-f", "json"]) == 0
+        report = json.loads(capsys.readouterr().out)
+        assert report["incomplete"] and [p["name"] for p in report["packages"]] == ["cmake"]
+
+
+def test_equal_field_values_are_shared_between_records() -> None:
+    """Records hold one copy of each distinct value (but the hash), across pages: the memory
+    of a whole catalogue is that of its distinct values, not of its records' copies."""
+    one = Entries.from_line(line_of([spec("a"), spec("b")]), "one")
+    other = Entries.from_line(line_of([spec("c")]), "other")
+    assert one is not None and other is not None
+    a, b, c = one["a".ljust(32, "a")], one["b".ljust(32, "a")], other["c".ljust(32, "a")]
+    assert a.variants is b.variants is c.variants and a.stacks is c.stacks
+    assert a.compiler is c.compiler and a.os is c.os and a.versions is c.versions
+    assert a.hash is not c.hash and a == Entries.from_read({a.hash: spec("a")}, "x")[a.hash]

@@ -14,7 +14,7 @@ from pagegen import HISTORY, SEEDS, as_json, load_real, spec, write_page
 
 from snapdiff.cli import main
 from snapdiff.compare.diff import diff_snapshots
-from snapdiff.model import Filters, Spec
+from snapdiff.model import Entry, Filters, Spec
 from snapdiff.render.jsonreport import render_json
 from snapdiff.render.markdown import render_markdown
 from snapdiff.render.text import render_text
@@ -88,7 +88,7 @@ def independent_rebuilds(old_dir: str, new_dir: str) -> int:
         for path in Path(root).glob("_cache/*/*/specs.md"):
             title, tag, _, details = load_real(path)
             for d in details:
-                s = Spec.from_entry(d)
+                s = Spec.from_entry(Entry.from_mapping(d))
                 specs[(tag, s.hash)] = (title, s.configuration(), sort_versions(s.versions)[-1])
         sides.append(specs)
     old, new = sides

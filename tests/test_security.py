@@ -485,7 +485,7 @@ def test_an_index_record_without_parameters_has_no_variants(tmp_path: Path) -> N
     path.write_text(json.dumps({"database": {"version": "8", "installs": {"a" * 32: install}}}))
     (page,) = load_snapshot(str(path)).pages.values()
     assert page.entries is not None
-    assert [entry["variants"] for entry in page.entries.values()] == [[]]
+    assert [entry.variants for entry in page.entries.values()] == [()]
 
 
 # Issue 25, item 12: a configuration found in the checkout could set `allow:` (`package: "*"`

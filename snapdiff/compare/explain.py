@@ -17,7 +17,7 @@ from ..model import (
     renamed,
 )
 from ..report import Change, Sentence, SpecChange
-from ..versions import spec_version
+from ..versions import version_of
 from .claims import describe
 from .classify import classify
 from .migrations import find_migrations
@@ -96,8 +96,8 @@ def _stack_lines(changed: list[SpecChange]) -> list[Sentence]:
     return lines
 
 
-def _facts(specs: Iterable[Spec]) -> list[tuple[str, Configuration, str]]:
-    return [(s.hash, s.configuration(), spec_version(s.versions)) for s in specs]
+def _facts(entries: Iterable[Entry]) -> list[tuple[str, Configuration, str]]:
+    return [(e.hash, configuration_of(e), version_of(e.versions)) for e in entries]
 
 
 def rebuilt_count(removed: Iterable[Entry], added: Iterable[Entry]) -> int:
@@ -111,7 +111,7 @@ def rebuilt_count(removed: Iterable[Entry], added: Iterable[Entry]) -> int:
 
 def _built_as(entry: Entry) -> tuple[Configuration, str]:
     """What a rebuilt spec keeps: its configuration and its version."""
-    return configuration_of(entry), spec_version(entry["versions"])
+    return configuration_of(entry), version_of(entry.versions)
 
 
 class Explanation(NamedTuple):
@@ -137,8 +137,8 @@ def variant_values(
 
 
 def explain(
-    removed: list[Spec],
-    added: list[Spec],
+    removed: list[Entry],
+    added: list[Entry],
     old: PageEntries,
     new: PageEntries,
     changed: list[SpecChange],

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from fnmatch import fnmatchcase
 
 from ..errors import UsageError
-from ..model import Entry, Filters, Page, Snapshot, compiler_of
+from ..model import Entry, Filters, Page, Snapshot, normal_compiler
 
 __all__ = ["apply_filters", "check_filters", "in_question"]
 
@@ -20,10 +20,10 @@ def _matches(value: str, globs: tuple[str, ...]) -> bool:
 def _keeps(entry: Entry, filters: Filters) -> bool:
     """Whether one spec passes the filters that look inside pages."""
     return (
-        (not filters.stack or any(_matches(s, filters.stack) for s in entry["stacks"]))
-        and _matches(entry.get("os", ""), filters.os)
-        and _matches(entry.get("target", ""), filters.target)
-        and _matches(compiler_of(entry), filters.compiler)
+        (not filters.stack or any(_matches(s, filters.stack) for s in entry.stacks))
+        and _matches(entry.os, filters.os)
+        and _matches(entry.target, filters.target)
+        and _matches(normal_compiler(entry.compiler), filters.compiler)
     )
 
 

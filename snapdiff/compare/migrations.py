@@ -88,6 +88,8 @@ def find_migrations(facts: Facts) -> Facts:
         lambda: (set(), set())
     )
     for plan in _PLANS:
+        if not dropped or not new:
+            break  # nothing left to pair
         for olds, news in _match(dropped, new, plan):
             move: _Move = (plan, olds[0].platform, _values(olds, plan), _values(news, plan))
             moves[move][0].update(olds)

@@ -77,7 +77,7 @@ def _written(*entries: Entry) -> dict[str, str]:
     """How these records write their compilers and variants, the later one's way first."""
     found: dict[str, str] = {}
     for entry in entries:
-        found |= written_as([str(entry.get("compiler", ""))], entry.get("variants", ()))
+        found |= written_as([entry.compiler], entry.variants)
     return found
 
 
@@ -145,9 +145,7 @@ def package_change(
     added_entries = [new_entries[h] for h in added]
     explained = Explanation()
     if describe:
-        removed_specs = list(map(Spec.from_entry, removed_entries))
-        added_specs = list(map(Spec.from_entry, added_entries))
-        explained = explain(removed_specs, added_specs, old_entries, new_entries, changed)
+        explained = explain(removed_entries, added_entries, old_entries, new_entries, changed)
     old_set, new_set = old_entries.versions, new_entries.versions
     versions_old, versions_new = sort_versions(old_set), sort_versions(new_set)
     stacks_old = {s for s in old_entries.stacks if asked(s)}

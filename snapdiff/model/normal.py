@@ -7,13 +7,11 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
-from typing import Any
 
 __all__ = [
     "NO_COMPILER",
     "Spellings",
     "canonical_json",
-    "compiler_of",
     "normal_compiler",
     "normal_variant",
     "normal_variants",
@@ -76,8 +74,3 @@ def _normal_variants(variants: tuple[str, ...]) -> tuple[str, ...]:
 def normal_variant(variant: str) -> str:
     """A variant with Spack 1.0's multi-valued `name:=value` read as `name=value`."""
     return variant.replace(":=", "=", 1) if ":=" in variant else variant
-
-
-def compiler_of(entry: Mapping[str, Any]) -> str:
-    """An entry's compiler, normalised."""
-    return normal_compiler(str(entry.get("compiler", "")))

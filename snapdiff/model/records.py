@@ -6,10 +6,12 @@ import json
 from collections import Counter
 from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, NamedTuple, Protocol
 
+from .entry import Entry
 from .graph import Graph
-from .normal import canonical_json, compiler_of, normal_variants
+from .normal import normal_compiler, normal_variants
 
 __all__ = [
     "NOTHING",
@@ -21,6 +23,7 @@ __all__ = [
     "Snapshot",
     "Spec",
     "Tally",
+    "configuration_from",
     "configuration_of",
     "counted_apart",
 ]
@@ -58,28 +61,19 @@ class Spec(NamedTuple):
     extra: tuple[tuple[str, str], ...]  # other keys as (name, canonical JSON), sorted
 
     @classmethod
-    def from_entry(cls, entry: Mapping[str, Any]) -> Spec:
-        """Normalise one `spec_details` entry whose types the loader has checked."""
-        extra: tuple[tuple[str, str], ...] = ()
-        if not entry.keys() <= _ENTRY_KEYS:
-            extra = tuple(
-                sorted(
-                    (key, canonical_json(value))
-                    for key, value in entry.items()
-                    if key not in _ENTRY_KEYS
-                )
-            )
+    def from_entry(cls, entry: Entry) -> Spec:
+        """Normalise one `spec_details` entry."""
         return cls(
-            entry["hash"],
-            tuple(sorted(set(entry["versions"]))),
-            compiler_of(entry),
-            entry.get("os", ""),
-            entry.get("platform", ""),
-            entry.get("target", ""),
-            normal_variants(entry.get("variants", ())),
-            tuple(sorted(set(entry["stacks"]))),
-            entry.get("size"),
-            extra,
+            entry.hash,
+            tuple(sorted(set(entry.versions))),
+            normal_compiler(entry.compiler),
+            entry.os,
+            entry.platform,
+            entry.target,
+            normal_variants(entry.variants),
+            tuple(sorted(set(entry.stacks))),
+            entry.size,
+            entry.extra,
         )
 
     def as_entry(self) -> dict[str, Any]:
@@ -102,28 +96,26 @@ class Spec(NamedTuple):
         return Configuration(self.os, self.platform, self.target, self.compiler, self.variants)
 
 
-def configuration_of(entry: Mapping[str, Any]) -> Configuration:
+def configuration_of(entry: Entry) -> Configuration:
     """What Spec.from_entry(entry).configuration() gives, without building the whole Spec."""
-    return Configuration(
-        entry.get("os", ""),
-        entry.get("platform", ""),
-        entry.get("target", ""),
-        compiler_of(entry),
-        normal_variants(entry.get("variants", ())),
+    return configuration_from(
+        entry.os, entry.platform, entry.target, entry.compiler, entry.variants
     )
 
 
-# keys with a field of their own, and `tarball`, which normalisation drops
-_ENTRY_KEYS = frozenset(Spec._fields) - {"extra"} | {"tarball"}
-
-Entry = Mapping[str, Any]  # one `spec_details` entry as read, its types checked by the loader
+@lru_cache(maxsize=65536)
+def configuration_from(
+    os: str, platform: str, target: str, compiler: str, variants: tuple[str, ...]
+) -> Configuration:
+    """The configuration of an entry with these fields as read; a catalogue has a few thousand,
+    each normalised once (and then shared by every record of it)."""
+    return Configuration(os, platform, target, normal_compiler(compiler), normal_variants(variants))
 
 
 class PageEntries(Protocol):
     """A page's entries by hash, sorted (`entries.Entries` reads them): what a diff asks of them.
 
-    Once a pair of snapshots is loaded (`sources.load_pair`), every entry that differs from the
-    counterpart page has been parsed and checked, so reading one never fails.
+    Every entry is decoded and checked when its page is read, so reading one never fails.
     """
 
     counts: tuple[tuple[str, int], ...]  # (stack, entries in it), sorted by stack
@@ -140,7 +132,6 @@ class PageEntries(Protocol):
     def values(self) -> ValuesView[Entry]: ...
     def differing(self, other: PageEntries) -> list[str]: ...
     def subset(self, digests: Iterable[str]) -> PageEntries: ...
-    def check(self, other: PageEntries | None) -> None: ...
     def versions_by_configuration(self) -> dict[Configuration, set[str]]: ...
     def configurations_by_stack(self) -> dict[str, Counter[Configuration]]: ...
     def spellings(self) -> dict[str, str]: ...

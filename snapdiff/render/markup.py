@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import TypedDict
 
 from markupsafe import Markup
@@ -57,6 +58,7 @@ class Safe(Markup):
     nothing itself (every data string becomes a code span first, in `finalize`)."""
 
 
+@lru_cache(maxsize=65536)  # a report says its configurations, versions and stacks many times
 def code(text: str) -> Safe:
     """A string from the data as an inline code span: inert in GitHub Markdown.
 

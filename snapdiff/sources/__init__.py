@@ -19,7 +19,7 @@ from .kinds import (
     opened,
 )
 from .pair import Reading, SnapshotPair
-from .snapshot import PageCache, Problems, check_changed
+from .snapshot import PageCache, Problems
 
 __all__ = [
     "LoadOptions",
@@ -61,28 +61,20 @@ def load_pair(
                 return SnapshotPair(*revisions.load(sources[0].revision, sources[1].revision))
             except MixedUnits:
                 pass  # only a whole listing says which page is the second: read both so
-        pair = _whole_pair(sources, reading, counted=reading is not Reading.EVERY_ENTRY)
+        pair = _whole_pair(sources, counted=reading is not Reading.EVERY_ENTRY)
         if counted_apart(*pair):  # a page left out made a shared blob one side's only
             sources = open_source(old, options, repos), open_source(new, options, repos)
-            pair = _whole_pair(sources, reading, counted=False)
+            pair = _whole_pair(sources, counted=False)
         return SnapshotPair(*pair)
 
 
-def _whole_pair(
-    sources: tuple[Source, Source], reading: Reading, counted: bool
-) -> tuple[Snapshot, Snapshot]:
+def _whole_pair(sources: tuple[Source, Source], counted: bool) -> tuple[Snapshot, Snapshot]:
     """Both sides with every page held; content both hold read only for its counts when
-    `counted`, else in full; with a reading of every entry, each one checked."""
+    `counted`, else in full (every entry of a page read is checked as it is decoded)."""
     shared = sources[0].digests() & sources[1].digests() if counted else set()
     cache = PageCache(shared)
     new_snapshot = sources[1].load(cache)
-    old_snapshot = sources[0].load(cache)
-    if reading is Reading.EVERY_ENTRY:  # per-spec filters read every entry: check them all now
-        nothing = Snapshot("", {})
-        old_snapshot = check_changed(old_snapshot, nothing, sources[0].problems)
-        return old_snapshot, check_changed(new_snapshot, nothing, sources[1].problems)
-    old_snapshot = check_changed(old_snapshot, new_snapshot, sources[0].problems)
-    return old_snapshot, check_changed(new_snapshot, old_snapshot, sources[1].problems)
+    return sources[0].load(cache), new_snapshot
 
 
 def _revisions(repo: GitRepo, options: LoadOptions) -> Revisions:
@@ -105,7 +97,7 @@ def load_history(
         source = open_source(start, options, repos)
         if isinstance(source, MirrorRevisionSource):
             commits = source.repo.first_parent_commits(start, end)
-            yield from _mirror_history(source, commits, options, Reading.needed_by(filters))
+            yield from _mirror_history(source, commits, options)
             return
         if not isinstance(source, RevisionSource):
             raise InputError(start, "a history needs git revisions", "run snapdiff log A..B")
@@ -135,30 +127,28 @@ def _whole_history(
             continue
         new_snapshot = after.load(cache)  # parses only the blobs this commit changed
         cache.keep(after.digests())  # memory stays that of one revision, not of the range
-        old_snapshot = check_changed(old_snapshot, new_snapshot, before.problems)
-        new_snapshot = check_changed(new_snapshot, old_snapshot, after.problems)
         yield SnapshotPair(old_snapshot, new_snapshot)
         before, old_snapshot = after, new_snapshot
 
 
 def load_sequence(
-    snapshots: Sequence[str], options: LoadOptions | None = None, filters: Filters | None = None
+    snapshots: Sequence[str], options: LoadOptions | None = None
 ) -> Iterator[SnapshotPair]:
     """(before, after) for each snapshot after the first, against the one before it: any kinds
-    `load_pair` reads, each opened once and held no longer than its two steps."""
+    `load_pair` reads, each opened once, read in full (so any filters apply), and held no
+    longer than its two steps."""
     options = options or LoadOptions()
-    reading = Reading.needed_by(filters)
     with opened() as repos:
         before = open_source(snapshots[0], options, repos)
         for number, arg in enumerate(snapshots[1:], start=2):
             options.progress(f"snapshot {number:,} of {len(snapshots):,} ({arg})")
             after = open_source(arg, options, repos)
-            yield SnapshotPair(*_whole_pair((before, after), reading, counted=False))
+            yield SnapshotPair(*_whole_pair((before, after), counted=False))
             before = after
 
 
 def _mirror_history(
-    start: MirrorRevisionSource, commits: list[str], options: LoadOptions, reading: Reading
+    start: MirrorRevisionSource, commits: list[str], options: LoadOptions
 ) -> Iterator[SnapshotPair]:
     """`load_history` over build-cache mirrors committed to git: each commit that changed a
     file of them, its indexes against the step before's (two sides held at a time)."""
@@ -168,7 +158,7 @@ def _mirror_history(
         after = before.at(start.repo.resolve(commit), options)
         if after is None:
             continue
-        yield SnapshotPair(*_whole_pair((before, after), reading, counted=False))
+        yield SnapshotPair(*_whole_pair((before, after), counted=False))
         before = after
 
 
@@ -220,4 +210,4 @@ def load_snapshot(arg: str, options: LoadOptions | None = None) -> Snapshot:
     """
     with opened() as repos:
         source = open_source(arg, options or LoadOptions(), repos)
-        return check_changed(source.load(PageCache()), Snapshot(arg, {}), source.problems)
+        return source.load(PageCache())

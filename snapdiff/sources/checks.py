@@ -7,7 +7,6 @@ from typing import Any
 import orjson
 
 from ..errors import InputError
-from ..model import Entry
 
 __all__ = ["FIX", "MAX_DEPTH", "check_entries", "check_entry", "check_plain", "json_value"]
 
@@ -72,11 +71,11 @@ def check_entry(entry: Any, source: str, index: int) -> str:
     return digest
 
 
-def check_entries(details: Any, source: str) -> dict[str, Entry]:
+def check_entries(details: Any, source: str) -> dict[str, dict[str, Any]]:
     """A parsed `spec_details` value: its entries by hash, sorted, each one checked."""
     if not isinstance(details, list):
         raise InputError(source, "'spec_details' is missing or not a list", FIX)
-    entries: dict[str, Entry] = {}
+    entries: dict[str, dict[str, Any]] = {}
     for index, entry in enumerate(details):
         digest = check_entry(entry, source, index)
         if entries.setdefault(digest, entry) is not entry:

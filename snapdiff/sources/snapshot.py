@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Iterable, Mapping, Set
 from typing import NamedTuple
@@ -14,7 +13,7 @@ from .pages import ParsedPage, counts_from_meta, parse_page
 # a repository holding several catalogues (say, snapshots of this one) names one as REV:path
 ONE_PAGE = "keep one page per package and tag, or name one catalogue's folder: REV:path"
 
-__all__ = ["ONE_PAGE", "PageBytes", "PageCache", "Problems", "build_snapshot", "check_changed"]
+__all__ = ["ONE_PAGE", "PageBytes", "PageCache", "Problems", "build_snapshot"]
 
 _CATALOGUE_PATH = re.compile(r"(?:^|[/:])_cache/([^/]+)/([^/]+)/specs\.md(?::\d+)?$")
 
@@ -148,41 +147,3 @@ def _require_pages(source: str, pages: Mapping[tuple[str, str], Page], rest: Tal
     if not pages and not rest.page_count:
         fix = "point at a catalogue directory, a folder of page files, or a revision holding them"
         raise InputError(source, f"no catalogue pages found under {source}", fix)
-
-
-def _counterpart(page: Page, other: Snapshot, relabel: bool) -> Page | None:
-    """The page of the same package on the other side (by name alone from release to release)."""
-    if relabel:
-        return other.pages.get((other.tags[0], page.name))
-    return other.pages.get((page.tag, page.name))
-
-
-def check_changed(snapshot: Snapshot, other: Snapshot, problems: Problems) -> Snapshot:
-    """Parse and check every entry the other side lacks (the ones a diff reads) while loading.
-
-    A page whose entries are kept as text is checked only where it differs from its counterpart
-    on the other side; with --keep-going a page found bad here is left out like any other.
-    """
-    relabel = snapshot.release_to(other)
-    bad = []
-    for key, page in snapshot.pages.items():
-        if page.entries is None:
-            continue
-        twin = _counterpart(page, other, relabel)
-        if twin is not None and twin.digest == page.digest:
-            continue  # the same content: nothing differs
-        try:
-            page.entries.check(twin.entries if twin is not None else None)
-        except InputError as error:
-            problems.skip(error)
-            bad.append(key)
-    if not bad:
-        return snapshot
-    pages = {key: page for key, page in snapshot.pages.items() if key not in bad}
-    _require_pages(snapshot.source, pages, snapshot.rest)
-    return dataclasses.replace(
-        snapshot,
-        pages=pages,
-        skipped=tuple(problems.skipped),
-        skipped_keys=frozenset(problems.keys),
-    )

@@ -19,7 +19,7 @@ from ...model import Snapshot
 from ..pages import (
     is_candidate,
 )
-from ..snapshot import ONE_PAGE, PageCache, Problems, build_snapshot, check_changed
+from ..snapshot import ONE_PAGE, PageCache, Problems, build_snapshot
 from .reader import CATALOGUE, ChangedRevision, PageReader, Progress, notes_of, quiet, unit_of
 from .repo import GitRepo, Revision, TreeEntry, TreeFile
 from .tallies import UnitTally, total
@@ -135,8 +135,7 @@ class Revisions:
         for side in (old, new):
             counted.check_apart_from(side)
         built = self._snapshot(new, counted, True)  # the newer first, as a whole reading
-        old_snapshot = check_changed(self._snapshot(old, counted, False), built, old.problems)
-        new_snapshot = check_changed(built, old_snapshot, new.problems)
+        old_snapshot, new_snapshot = self._snapshot(old, counted, False), built
         self._keep(old, new, counted)
         # what a later step may read again: the newer side's version of every page parsed so
         # far (a history: a page that changes twice is parsed once between), never more than
