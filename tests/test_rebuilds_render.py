@@ -170,7 +170,7 @@ def test_names_and_values_from_the_index_are_inert(tmp_path: Path) -> None:
 def test_one_recipe_change_in_several_configurations_is_one_line() -> None:
     """Package hashes differ between configurations of one recipe change: one cause, its
     version named; another version's recipe change is another line."""
-    from snapdiff.render.rebuilds import cause_sentence, causes
+    from snapdiff.compare.causes import cause_sentence, causes
 
     def recipe(name: str, package_hashes: tuple[str, str], version: str) -> Trigger:
         before, after = (("recipe", package_hashes[0]),), (("recipe", package_hashes[1]),)

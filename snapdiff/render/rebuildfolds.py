@@ -8,17 +8,16 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from ..report import MissingDependency, Rebuilds, Report, Sentence
-from .markup import Safe, code, html_code
-from .rebuilds import (
+from ..compare.causes import (
     Cause,
     cause_sentence,
     causes,
-    counted,
     first_screen,
     hash_scheme,
     unexplained,
 )
+from ..report import MissingDependency, Rebuilds, Report, Sentence, counted
+from .markup import Safe, code, html_code
 from .views import CountedPackage, PackagesView, RebuildViews
 
 __all__ = [

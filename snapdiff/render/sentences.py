@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from ..compare.claims import variant_sentence
 from ..compare.classes import CLASSES, Words
 from ..model import Configuration
-from ..report import Change, Labeller, Report, RootCount, Sentence, StackMove
+from ..report import Change, Labeller, Report, RootCount, Sentence, StackMove, counted
 from ..schema import ClassCountJSON
 from .jsonreport import specs_by_class
 from .markup import Safe, Said, Unlisted, code
@@ -18,7 +18,6 @@ from .views import Explained, Notes, RootRow, Spack1, StackMoveGroup, StackMoveR
 __all__ = [
     "CONFIGS_SHOWN",
     "class_counts",
-    "counted",
     "cut",
     "explained",
     "notes",
@@ -138,11 +137,6 @@ def class_counts(counts: Mapping[str, ClassCountJSON], added: bool) -> list[tupl
     """(specs, what happened to them) of each class with specs on one side, in class order."""
     found = [(counts[kind]["added" if added else "removed"], kind) for kind in CLASSES]
     return [(n, Safe(CLASSES[kind].summary(added, n))) for n, kind in found if n]
-
-
-def counted(count: int, word: str) -> str:
-    """`1 spec`, `1,234 specs`: a count and snapdiff's own noun agreeing with it."""
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
 
 
 def _class_summary(

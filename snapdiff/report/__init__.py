@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .labels import Labeller, OneTag, one_tag
+from .labels import Labeller, OneTag, counted, one_tag
 from .rebuilds import Cascade, MissingDependency, OwnChange, Rebuilds, Trigger
 from .records import (
     SCHEMA_VERSION,
@@ -49,5 +49,6 @@ __all__ = [
     "Status",
     "Summary",
     "Trigger",
+    "counted",
     "one_tag",
 ]

@@ -6,7 +6,12 @@ from collections.abc import Sequence, Set
 from dataclasses import dataclass
 from typing import NamedTuple
 
-__all__ = ["Labeller", "OneTag", "one_tag"]
+__all__ = [
+    "Labeller",
+    "OneTag",
+    "counted",
+    "one_tag",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,3 +41,8 @@ def one_tag(old: Sequence[str], new: Sequence[str], changed: Set[str]) -> OneTag
         return None
     (tag,) = changed
     return OneTag(tag, tuple(t for t in tags if t != tag))
+
+
+def counted(count: int, word: str) -> str:
+    """`1 spec`, `1,234 specs`: a count and snapdiff's own noun agreeing with it."""
+    return f"{count:,} {word}{'' if count == 1 else 's'}"

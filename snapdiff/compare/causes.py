@@ -1,23 +1,21 @@
-"""Why specs were rebuilt (SPEC section 6) as every format says it: the causes grouped as a
-reader sees them, the first screen's sentences and the rows of the folded lists, all derived
-from `Report.rebuilds` (and, for specs no cause names, the report's packages)."""
+"""Why specs were rebuilt (SPEC section 6) in words: the causes grouped as a reader sees them and
+the first screen's sentences, derived from `Report.rebuilds` (and, for records no spec of the
+report names, its packages); every format and `snapdiff log` say these."""
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
 
-from ..compare.classes import Words
-from ..report import MissingDependency, Rebuilds, Report, Sentence, Trigger
+from ..report import MissingDependency, Rebuilds, Report, Sentence, Trigger, counted
 from ..report.rebuilds import FieldValue, OwnChange
-from .sentences import counted
+from .classes import Words
 
 __all__ = [
     "FIRST_SCREEN_CAUSES",
     "Cause",
     "cause_sentence",
     "causes",
-    "counted",
     "first_screen",
     "hash_scheme",
     "shown",
