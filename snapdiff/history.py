@@ -7,12 +7,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal, NamedTuple, Protocol
 
+from .compare.causes import first_screen
 from .compare.diff import diff_snapshots
 from .model import Filters, Snapshot
 from .report import (
     Labeller,
     OneTag,
     PackageChange,
+    Sentence,
     StackChange,
     StackMove,
     Summary,
@@ -46,8 +48,9 @@ class StepBump(NamedTuple):
 @dataclass(frozen=True, slots=True)
 class Step:
     """What one commit changed: its counts, the packages whose highest version moved (in the
-    diff's order, `versions.bump_order`), the stacks that changed and those that moved (no more
-    of its report is kept, so a long range stays small)."""
+    diff's order, `versions.bump_order`), the stacks that changed and those that moved, and for
+    build-cache indexes why specs were rebuilt, as a diff's first screen says it (no more of its
+    report is kept, so a long range stays small)."""
 
     commit: str  # short id
     date: str
@@ -55,6 +58,9 @@ class Step:
     bumps: tuple[StepBump, ...]
     stacks: tuple[StackChange, ...]
     moves: tuple[StackMove, ...] = ()
+    rebuilt: int | None = None  # distinct specs rebuilt; None unless both sides are indexes
+    causes: tuple[Sentence, ...] = ()  # the diff's first-screen lines on why
+    missing: Sentence | None = None  # and on binaries the cache does not hold
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,7 +145,12 @@ def history(
         bumped = sorted((p for p in report.packages if p.bump), key=_bump_order)
         bumps = tuple(StepBump(p.tag, p.name, p.bump) for p in bumped if p.bump)
         summary, stacks, moves = report.summary, report.stacks, report.stack_moves
-        steps.append(Step(commit, pair.new.date or "", summary, bumps, stacks, moves))
+        rebuilt = report.rebuilds.rebuilt if report.rebuilds is not None else None
+        causes, missing = first_screen(report)
+        date = pair.new.date or ""
+        steps.append(
+            Step(commit, date, summary, bumps, stacks, moves, rebuilt, tuple(causes), missing)
+        )
         for package in report.packages:
             paths.step(package, commit)
             flaps.step(package, commit)

@@ -249,6 +249,11 @@ class StepBumpJSON(BumpJSON):
     name: str
 
 
+class StepRebuildsJSON(TypedDict):
+    rebuilt: int  # distinct specs rebuilt (SPEC section 6)
+    said: list[str]  # the diff's first-screen lines on why, and on missing binaries
+
+
 class StepJSON(TypedDict):
     commit: str
     date: str
@@ -256,6 +261,7 @@ class StepJSON(TypedDict):
     bumps: list[StepBumpJSON]
     stacks: list[StackJSON]
     stack_moves: list[StackMoveJSON]
+    rebuilds: StepRebuildsJSON | None  # None unless both sides are build-cache indexes
 
 
 class RangeJSON(TypedDict):

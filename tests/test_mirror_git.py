@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -161,3 +162,34 @@ def test_log_with_one_snapshot_says_what_to_give(capsys: pytest.CaptureFixture[s
     assert err == (
         "snapdiff: error: give one range A..B, or two or more snapshots (see snapdiff log --help)\n"
     )
+
+
+CAUSES = Path(__file__).parent / "cases" / "causes-real-v8"
+
+
+def test_log_over_indexes_says_why_specs_were_rebuilt_as_the_diff_does(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    sides = [str(CAUSES / "old"), str(CAUSES / "new")]
+    walked = _log_json(sides, capsys)
+    code, out, err = run([*sides, "-f", "json"], capsys)
+    assert code == 0, err
+    rebuilds = json.loads(out)["rebuilds"]
+    (step,) = walked["steps"]
+    assert step["rebuilds"]["rebuilt"] == rebuilds["rebuilt"] > 0
+    code, markdown, _ = run(sides, capsys)
+    first_screen = markdown.split("**Why specs were rebuilt:**\n\n")[1].split("\n\n")[0]
+    code, log, _ = run(["log", *sides], capsys)
+    assert f"Why specs were rebuilt:\n\n{first_screen}\n" in log
+    plain = [re.sub(r"\*\*(⚠️ )?|`", "", line[2:]) for line in first_screen.splitlines()]
+    assert step["rebuilds"]["said"] == plain
+
+
+def test_log_over_pages_says_nothing_of_rebuild_causes(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    cases = Path(__file__).parent / "cases" / "real-v1-v2"
+    walked = _log_json([str(cases / "old"), str(cases / "new")], capsys)
+    assert [step["rebuilds"] for step in walked["steps"]] == [None]
+    code, out, _ = run(["log", str(cases / "old"), str(cases / "new")], capsys)
+    assert code == 0 and "rebuilt:" not in out

@@ -270,6 +270,12 @@ def log_context(history: History, marker: str = "", links: Links | None = None) 
         "start_label": _end(history.start, history.start_commit, history.merge_base_of, linked),
         "end_label": _end(history.end, history.end_commit, None, linked),
         "step_moves": [stack_move_rows(step.moves, labeller) for step in history.steps],
+        "step_rebuilds": [
+            {"lines": list(step.causes), "missing": step.missing}
+            if step.causes or step.missing
+            else None
+            for step in history.steps
+        ],
         "history": data,
         "packages": moved,
         "fold_after": FOLD_AFTER,

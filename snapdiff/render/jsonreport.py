@@ -249,6 +249,12 @@ def history_to_dict(history: History) -> HistoryJSON:
                 "bumps": [_step_bump(p.tag, p.name, p.bump) for p in step.bumps],
                 "stacks": [_stack(s) for s in step.stacks],
                 "stack_moves": [_stack_move(m) for m in step.moves],
+                "rebuilds": None
+                if step.rebuilt is None
+                else {
+                    "rebuilt": step.rebuilt,
+                    "said": [s.plain() for s in (*step.causes, *filter(None, [step.missing]))],
+                },
             }
         )
     base = history.merge_base_of

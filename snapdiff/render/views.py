@@ -248,6 +248,7 @@ class LogContext(TypedDict):
     start_label: Safe
     end_label: Safe
     step_moves: list[list[StackMoveRow]]  # per step, as `history.steps`
+    step_rebuilds: list[RebuildsView | None]  # per step: why specs were rebuilt (indexes)
     history: HistoryJSON
     packages: list[HistoryPackageJSON]  # those whose version moved, or that came or went
     fold_after: int
