@@ -13,7 +13,9 @@ from clirun import run
 from test_causes import genindex
 
 
-def test_the_first_screen_of_a_day_names_its_top_trigger(tmp_path: Path, capsys: object) -> None:
+def test_the_first_screen_of_a_day_names_its_top_trigger(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     old, new, truth_file = tmp_path / "old", tmp_path / "new", tmp_path / "truth.json"
     genindex(str(old), "--records", "20000", "--stacks", "8", "--seed", "11")
     events = "version=2,build-tool=1,recipe=2"
