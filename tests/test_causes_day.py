@@ -9,6 +9,7 @@ import json
 import re
 from pathlib import Path
 
+import pytest
 from clirun import run
 from test_causes import genindex
 
