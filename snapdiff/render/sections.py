@@ -31,17 +31,18 @@ class Section(NamedTuple):
 
 
 # In the order shown, after the first screen (which is never cut). Cut first what matters
-# least: per-spec detail, the packages rebuilt per cause, other changes, additions, missing
-# binaries, version updates (downgrades last), stacks, removals.
+# least: per-spec detail, other changes, the packages rebuilt per cause (a few folds that say
+# what a thousand "+8 −8" lines of other changes only count), additions, missing binaries,
+# version updates (downgrades last), stacks, removals.
 SECTIONS = (
     Section("stacks", "Stacks", "stack", 7),
     Section("bumps", "Version updates", "package", 6, (-1, 0)),
     Section("removed", "Removed packages", "package", 8),
     Section("added", "New packages", "package", 4),
-    Section("other_changed", "Other changed packages", "package", 3),
-    Section("package_stacks", "Stacks gained and lost per package", "package", 2),
+    Section("other_changed", "Other changed packages", "package", 2),
+    Section("package_stacks", "Stacks gained and lost per package", "package", 1),
     Section("explained", "What changed, package by package", "package", 0),
-    Section("rebuilt", "Why specs were rebuilt, cause by cause", "cause", 1),
+    Section("rebuilt", "Why specs were rebuilt, cause by cause", "cause", 3),
     Section("missing", "Binaries this cache does not hold", "missing spec", 5),
 )
 # (section, rows it keeps at this step), in the order a size budget cuts them
