@@ -188,3 +188,31 @@ def test_the_text_says_every_line_the_markdown_says_of_rebuilds(tmp_path: Path) 
     assert len(rebuilds) == 6  # two causes, hash scheme, unexplained, total, missing binaries
     positions = [text.index(line) for line in rebuilds]
     assert positions == sorted(positions)
+
+
+def test_the_text_says_the_gates_the_markdown_s_first_screen_says(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "gates.yaml"
+    config.write_text(
+        "fail-on: [removed-specs]\nwarn-on: [stack-loss]\n"
+        'allow: [{gate: removed-specs, package: "py-jax", reason: "moved to the new stacks"}]\n'
+    )
+    argv = [str(V1), str(V2), "--config", str(config)]
+    _, markdown, _ = run(argv, capsys)
+    code, text, _ = run([*argv, "-f", "text"], capsys)
+    assert code == 1
+    said = re.findall(
+        r"^- \*\*(?:❌ Gate failed|⚠️ Gate warning|Exemption used), ([^:]+):\*\* (.*)$",
+        markdown,
+        re.M,
+    )
+    gates = text.split("\ngates (")[1].split("\n\n")[0].splitlines()[1:]
+    assert len(gates) == len(said) == 3
+    for (gate, words), line in zip(said, gates, strict=True):
+        assert gate.strip("`") in line and words.replace("`", "").split(" (")[0] in line
+    assert gates[0].startswith("  failed: removed-specs (") and gates[1].startswith("  warning:")
+    assert gates[2] == (
+        "  exemption used, removed-specs: changes of packages py-jax not counted "
+        "(moved to the new stacks)"
+    )

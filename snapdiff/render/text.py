@@ -47,6 +47,24 @@ class _Out:
         self.lines += [f"  {item}" for item in items]
 
 
+def _gates(report: Report) -> list[str]:
+    """The gates as the Markdown's first screen says them: failed and warning, exemptions used."""
+    said = [
+        f"{'failed' if g.level == 'fail' else 'warning'}: {printable(g.plain())}"
+        for g in report.gates
+        if g.tripped
+    ]
+    for g in report.gates:
+        for e in g.exemptions:
+            kind, name = ("packages", e.package) if e.package is not None else ("stacks", e.stack)
+            said.append(
+                printable(
+                    f"exemption used, {g.gate}: changes of {kind} {name} not counted ({e.reason})"
+                )
+            )
+    return said
+
+
 def _name(p: PackageChange | StackChange, label: Labeller) -> str:
     return printable(label(p.tag, p.name))
 
@@ -200,6 +218,7 @@ def render_text(report: Report, colour: bool = False) -> str:
         out.lines.append(f"counted per cache tag ({report.tags_counted():,} tags)")
     out.lines += _counts(report)
     out.lines.append(CHANGED_LEGEND)
+    out.group("gates", _RED, _gates(report))
     notes = report_notes(report, label)
     for line in notes["root"]:
         out.lines += ["", printable(line.plain())]
