@@ -190,7 +190,6 @@ def _lone_index(arg: str, stack: str) -> Iterator[Index]:
 
 def open_source(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> Source:
     """A build-cache index, a directory (of pages or of indexes), else a git revision."""
-    problems = Problems(options.keep_going)
     if is_url(arg):
         mirrors = [(options.stack_name or "root", arg), *options.stack_urls]
         from .mirror.web import (
@@ -205,7 +204,7 @@ def open_source(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> So
         folders = find_mirrors(arg)
         if folders:
             return IndexSource(arg, (index_of(m, stack) for stack, m in folders), options)
-        return DirectorySource(arg, problems, options.progress)
+        return DirectorySource(arg, Problems(options.keep_going), options.progress)
     if os.path.exists(arg):
         raise InputError(arg, "not a directory", "give a directory of pages or a git revision")
     repo = options.repo
@@ -217,7 +216,7 @@ def open_source(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> So
             fix = "give a directory of catalogue pages, or a revision inside a git repository"
             where = arg if repo is None else f"{arg} (in {repo})"
             raise InputError(where, f"no such directory ({exc.what})", fix) from exc
-    source = RevisionSource(repos[path], arg, problems, options.progress)
+    source = RevisionSource(repos[path], arg, Problems(options.keep_going), options.progress)
     mirrored = mirror_files(source.repo, source.revision)
     if mirrored is not None:  # a repository of build-cache mirrors, not of catalogue pages
         return MirrorRevisionSource(source.repo, source.revision, mirrored, options)
