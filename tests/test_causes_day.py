@@ -42,7 +42,7 @@ def test_the_first_screen_of_a_day_names_its_top_trigger(
     assert code == 0, err
     first_screen = out.split("\n### ")[0]  # everything before the first section
     lines = re.findall(r"^- (.*)$", first_screen.split("**Why specs were rebuilt:**")[1], re.M)
-    top = f"`{name}` `{before}` → `{after}` (version, "
+    top = f"`{name}` `{before}` → `{after}` (version, in "
     assert lines[0].startswith(top), lines[0]
-    assert f"): {len(cascade):,} specs rebuilt in " in lines[0]
+    assert f"): {len(cascade):,} other specs rebuilt in " in lines[0]
     assert lines[-1].startswith(f"{truth['rebuilt']:,} distinct specs rebuilt in all")

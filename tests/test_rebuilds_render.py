@@ -17,16 +17,18 @@ from snapdiff.render.text import render_text
 from snapdiff.report import Cascade, Rebuilds, Trigger
 
 FIRST_SCREEN = [
-    "- `zlib-ng` `2.2.1` → `2.2.2` (version, 2 specs): 4 specs rebuilt in 2 stacks, 2 of them "
-    "through build dependencies only",
-    "- `cmake` recipe changed, same version `3.30.5`: 2 specs rebuilt in 1 stack, all of them "
-    "through build dependencies only",
+    "- `zlib-ng` `2.2.1` → `2.2.2` (version, in 2 specs): 4 other specs rebuilt in 2 stacks, 2 of "
+    "them through build dependencies only",
+    "- `cmake` recipe changed, same version `3.30.5`: 2 other specs rebuilt in 1 stack, all of "
+    "them through build dependencies only",
     "- 1 spec rebuilt with no change of its own, nor of any of its dependencies beyond a new "
     "hash: a change of hash scheme (a new Spack version or a newly hashed field rehashes every "
     "spec)",
     "- 1 spec rebuilt for a cause not in this index",
-    "- 9 distinct specs rebuilt in all; 2 of them through several causes, counted under each",
-    "- **⚠️ 3 specs depend on 2 binaries this cache does not hold (newly for 2 of them): "
+    # h1n and n2n are reached through build edges from every cause they have; n1n, n3n link
+    "- 9 distinct specs rebuilt in all, 2 at a new version; 2 through several causes, counted "
+    "under each; 2 through build dependencies only from every cause",
+    "- **⚠️ 3 specs depend on 2 binaries this cache does not hold (2 of the 3 specs newly): "
     "`cuda`, `mpi`**",
 ]
 
@@ -73,8 +75,8 @@ def test_one_cause_one_spec_is_said_in_the_singular(tmp_path: Path) -> None:
     cascade = Cascade(h("h1n"), "hdf5", h("h1o"), (trigger.hash,))
     rebuilds = Rebuilds((trigger,), (cascade,), (), (), ())
     assert _first_screen(render_markdown(report(tmp_path, rebuilds))) == [
-        "- `cmake` recipe changed, same version `3.30.5`: 1 spec rebuilt in 1 stack, through build "
-        "dependencies only",
+        "- `cmake` recipe changed, same version `3.30.5`: 1 other spec rebuilt in 1 stack, through "
+        "build dependencies only",
         "- 2 distinct specs rebuilt in all",
     ]
 
@@ -100,7 +102,7 @@ def test_the_largest_causes_first_then_how_many_more(tmp_path: Path) -> None:
         "- … and 3 more causes",
         # none of these made-up hashes is a spec of the report's pages: each is said so
         "- 44 distinct specs rebuilt in all (44 of them records with no binary in this cache, "
-        "not counted as specs added)",
+        "not counted as specs added), 8 at a new version",
     ]
 
 
@@ -186,6 +188,6 @@ def test_one_recipe_change_in_several_configurations_is_one_line() -> None:
     found = causes(dataclasses.replace(REBUILDS, triggers=recipes))
     said = sorted(cause_sentence(cause).plain() for cause in found)
     assert said == [
-        "cmake recipe changed, same version 3.30.5 (2 specs): no other spec rebuilt through it",
+        "cmake recipe changed, same version 3.30.5 (in 2 specs): no other spec rebuilt through it",
         "cmake recipe changed, same version 3.31.0: no other spec rebuilt through it",
     ]
