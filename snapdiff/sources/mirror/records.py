@@ -24,7 +24,7 @@ __all__ = [
     "Spec",
     "decode_index",
     "graph_node",
-    "page_entry",
+    "page_variants",
     "record_compiler",
 ]
 
@@ -211,19 +211,9 @@ def _target(arch: Arch) -> str:
     return text(arch.target.name if isinstance(arch.target, Target) else arch.target)
 
 
-def page_entry(digest: str, spec: Spec, compiler: str) -> dict[str, Any]:
-    """The catalogue-page entry of one install record (its name and stacks are the caller's)."""
-    arch = spec.arch or Arch()
-    return {
-        "hash": digest,
-        "versions": [text(spec.version)],
-        "compiler": compiler,
-        "os": text(arch.platform_os),
-        "platform": text(arch.platform),
-        "target": _target(arch),
-        "variants": _variants(spec.parameters),
-        "size": "-",
-    }
+def page_variants(spec: Spec) -> tuple[str, ...]:
+    """The variants of a record's catalogue-page entry, in Spack's string form, sorted."""
+    return tuple(_variants(spec.parameters))
 
 
 class Interned:
@@ -263,22 +253,28 @@ class Interned:
         return found
 
 
-def _node_variants(parameters: Mapping[str, Parameter] | None, page: list[str]) -> tuple[str, ...]:
+def _node_variants(
+    parameters: Mapping[str, Parameter] | None, page: tuple[str, ...]
+) -> tuple[str, ...]:
     """The variants of SPEC section 6: the page's (`page`), `patches` included (a patch changes
     the build)."""
     patches = (parameters or {}).get("patches")
     if isinstance(patches, list) and patches:
         return tuple(sorted([*page, f"patches={','.join(sorted(text(v) for v in patches))}"]))
-    return tuple(page)
+    return page
 
 
 def graph_node(
-    spec: Spec, compiler: str, install: Install, intern: Interned, page: list[str] | None = None
+    spec: Spec,
+    compiler: str,
+    install: Install,
+    intern: Interned,
+    page: tuple[str, ...] | None = None,
 ) -> Node:
     """One record as a node of its side's graph (SPEC section 6); `page`: its page entry's
     variants, when it has one (the same, without patches)."""
     arch = spec.arch or Arch()
-    variants = _node_variants(spec.parameters, _variants(spec.parameters) if page is None else page)
+    variants = _node_variants(spec.parameters, page_variants(spec) if page is None else page)
     return Node(
         intern(text(spec.name)),
         intern(text(spec.version)),
