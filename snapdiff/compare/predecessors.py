@@ -35,11 +35,8 @@ def _values(node: Node, compilers: dict[str, str]) -> tuple[object, ...]:
 def _pair_bucket(
     new: list[str], old: list[str], values: dict[str, tuple[object, ...]]
 ) -> Iterator[tuple[str, str]]:
-    """Specs of one name and platform paired one to one: at each level, the specs equal on its
-    fields, smallest hashes together (both lists sorted)."""
-    if len(new) == 1 and len(old) == 1:
-        yield new[0], old[0]
-        return
+    """Specs of one name and platform (more than one on a side) paired one to one: at each
+    level, the specs equal on its fields, smallest hashes together (both lists sorted)."""
     for fields, deps in _LEVELS:
         chosen = fields + ((len(_FIELDS),) if deps else ())
         groups: dict[tuple[object, ...], tuple[list[str], list[str]]] = {}
@@ -71,6 +68,9 @@ def pair_predecessors(old: Nodes, new: Nodes) -> dict[str, str]:
         added, gone = buckets[key]
         if not added or not gone:
             continue
+        if len(added) == 1 and len(gone) == 1:
+            pairs[added[0]] = gone[0]  # the common case: nothing to choose between
+            continue
         values = {digest: _values(new[digest], compilers) for digest in added}
         values.update((digest, _values(old[digest], compilers)) for digest in gone)
         pairs.update(_pair_bucket(added, gone, values))
@@ -89,6 +89,10 @@ class OwnChanges:
 def _dependencies(new: Node, old: Node, in_old: Nodes) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The dependency tokens only one side has: a name added or removed, or `name/hash7` of a
     dependency now resolved to another hash that is itself in `OLD`."""
+    if new.kinds == old.kinds and all(
+        d == o or d not in in_old for d, o in zip(new.deps, old.deps, strict=True)
+    ):
+        return (), ()  # the same edges, some to new hashes: the usual case, no set built
     was = set(zip(old.kinds, old.deps, strict=True))
     if all(d not in in_old or (k, d) in was for k, d in zip(new.kinds, new.deps, strict=True)) and {
         kind[0] for kind in old.kinds
