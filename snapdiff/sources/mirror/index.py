@@ -53,13 +53,15 @@ class _Read:
         self.intern = intern
         self.records: dict[str, tuple[str, ...]] = {}  # binaries: their page entry's variants
         self.nodes: dict[str, Node] = {}
-        self.held: dict[str, set[str]] = {}  # the stacks holding a record's binary
-        self.seen: dict[str, set[str]] = {}  # the stacks listing a record without its binary
+        # sorted and shared (one tuple per distinct set of stacks), by hash:
+        self.held: dict[str, tuple[str, ...]] = {}  # the stacks holding a record's binary
+        self.seen: dict[str, tuple[str, ...]] = {}  # the stacks listing it without its binary
 
     def add(self, installs: Mapping[str, Install], where: str, stack: str) -> None:
         """Every record of one index."""
         from .records import FIX, graph_node, page_variants, record_compiler
 
+        alone = self.intern((stack,))
         for digest, install in installs.items():
             spec, binary = install.spec, install.in_buildcache
             if spec is None or spec.name is None:
@@ -74,7 +76,12 @@ class _Read:
                 if page is not None:
                     self.records[digest] = page
                 self.nodes[digest] = graph_node(spec, compiler, install, self.intern, page)
-            (self.held if binary else self.seen).setdefault(digest, set()).add(stack)
+            stacks = self.held if binary else self.seen
+            was = stacks.get(digest)
+            if was is None:
+                stacks[digest] = alone
+            elif stack not in was:
+                stacks[digest] = self.intern(tuple(sorted((*was, stack))))
 
 
 def _page(source: str, tag: str, name: str, entries: dict[str, Entry]) -> Page:
@@ -131,7 +138,7 @@ def load_indexes(
         read.add(installs, where, stack)
         del installs  # each index dropped once converted
     held, seen, intern = read.held, read.seen, read.intern
-    stacks = {d: intern(tuple(sorted(held.get(d) or seen[d]))) for d in read.nodes}
+    stacks = {d: held.get(d) or seen[d] for d in read.nodes}
     by_package: dict[str, dict[str, Entry]] = {}
     for digest in sorted(read.records):
         node = read.nodes[digest]
