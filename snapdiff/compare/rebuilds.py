@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from operator import attrgetter
 
 from ..model import Graph, Node
 from ..report import Cascade, MissingDependency, Rebuilds, Trigger
@@ -15,6 +16,7 @@ __all__ = ["narrow_rebuilds", "rebuild_causes"]
 
 Nodes = Mapping[str, Node]
 _NONE: frozenset[str] = frozenset()
+_NAME = attrgetter("name")
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,11 +97,11 @@ Spread = tuple[tuple[str, ...], tuple[tuple[str, int], ...]]
 
 def _spread(digest: str, cascade: Iterable[str], new: Graph) -> Spread:
     """The stacks holding a trigger or its cascade, and the cascade by package (most first)."""
+    cascade = list(cascade)
     stacks = set(new.stacks.get(digest, ()))
-    packages: Counter[str] = Counter()
-    for spec in cascade:
-        stacks.update(new.stacks.get(spec, ()))
-        packages[new.nodes[spec].name] += 1
+    for group in set(map(new.stacks.get, cascade)):  # a few distinct tuples: shared by specs
+        stacks.update(group or ())
+    packages = Counter(map(_NAME, map(new.nodes.__getitem__, cascade)))
     return tuple(sorted(stacks)), tuple(sorted(packages.items(), key=lambda n: (-n[1], n[0])))
 
 
@@ -167,17 +169,25 @@ def rebuild_causes(old: Graph, new: Graph) -> tuple[Rebuilds, tuple[str, ...]]:
     cascades: list[Cascade] = []
     scheme: list[str] = []
     unexplained: list[str] = []
+    # the specs of each distinct (triggers, link/run triggers): a few thousand sets are shared
+    # by 10^5 specs, so each trigger's cascade grows a group at a time
+    groups: dict[tuple[frozenset[str], frozenset[str]], list[str]] = {}
+    ordered: dict[frozenset[str], tuple[str, ...]] = {}
     for digest in sorted(walk.done):
         reach = walk.done[digest]
         if reach.triggers:
-            name = new.nodes[digest].name
-            cascades.append(Cascade(digest, name, pairs[digest], tuple(sorted(reach.triggers))))
-            for cause in reach.triggers:
-                cascade[cause].append(digest)
-                if cause not in reach.linked:
-                    build_only[cause].add(digest)
+            causes = ordered.get(reach.triggers)
+            if causes is None:
+                causes = ordered[reach.triggers] = tuple(sorted(reach.triggers))
+            cascades.append(Cascade(digest, new.nodes[digest].name, pairs[digest], causes))
+            groups.setdefault((reach.triggers, reach.linked), []).append(digest)
         else:
             (unexplained if reach.leaves else scheme).append(digest)
+    for (causes_of, linked), specs in groups.items():
+        for cause in causes_of:
+            cascade[cause].extend(specs)
+            if cause not in linked:
+                build_only[cause].update(specs)
     found = [
         _trigger(d, pairs[d], own[d], cascade[d], build_only[d], new) for d in sorted(triggers)
     ]
