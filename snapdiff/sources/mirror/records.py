@@ -8,6 +8,7 @@ dependency edges `(name, hash, deptypes, virtuals)`. Imported only when an index
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import itemgetter
 from typing import Any
 
 import msgspec
@@ -126,6 +127,7 @@ _NOT_A_DATABASE = "not a Spack database: no database.installs"
 _FLAGS = frozenset(("cflags", "cppflags", "cxxflags", "fflags", "ldflags", "ldlibs"))
 _NOT_VARIANTS = _FLAGS | {"patches", "dev_path"}
 _COMPILER_LANGUAGES = frozenset(("c", "cxx", "fortran"))
+_HASH_OF = itemgetter(1)  # of an edge's (name, hash)
 
 
 def decode_index(raw: bytes, where: str) -> dict[str, Install]:
@@ -231,20 +233,25 @@ class Interned:
     def edges(self, spec: Spec) -> tuple[tuple[EdgeKind, ...], tuple[str, ...]]:
         """A record's edges sorted by (name, hash), each once: their kinds and their hashes."""
         one = self.seen.setdefault
+        kinds = self.kinds
         found: dict[tuple[str, str], EdgeKind] = {}
         for edge in spec.dependencies:
-            key = (text(edge.name), text(edge.hash))
+            name, digest = edge.name, edge.hash
+            if name.__class__ is not str or digest.__class__ is not str:  # as a page spells it
+                name, digest = text(name), text(digest)
+            key = (name, digest)
             if key in found:
                 self.twice += 1
                 continue
             parameters = edge.parameters
-            deptypes, virtuals = (
-                (parameters.deptypes, parameters.virtuals) if parameters else (edge.type, ())
-            )
-            kind = (key[0], deptypes, virtuals)
-            found[key] = self.kinds.get(kind) or self._kind(kind)
+            if parameters is not None:
+                kind = (name, parameters.deptypes, parameters.virtuals)
+            else:
+                kind = (name, edge.type, ())
+            found[key] = kinds.get(kind) or self._kind(kind)
         keys = sorted(found)
-        return tuple(found[key] for key in keys), tuple(one(digest, digest) for _, digest in keys)
+        hashes = list(map(_HASH_OF, keys))
+        return tuple(map(found.__getitem__, keys)), tuple(map(one, hashes, hashes))
 
     def _kind(self, kind: tuple[str, tuple[str, ...], tuple[str, ...]]) -> EdgeKind:
         name, deptypes, virtuals = kind
