@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from itertools import combinations
 
-from ..model import Node, normal_compiler
+from ..model import EdgeKind, Node, normal_compiler
 from ..report.rebuilds import FieldValue, OwnChange
 
 __all__ = ["OwnChanges", "own_changes", "pair_predecessors"]
@@ -24,12 +24,23 @@ _LEVELS = tuple(
 )
 
 
-def _values(node: Node, compilers: dict[str, str]) -> tuple[object, ...]:
-    compiler = compilers.get(node.compiler)
-    if compiler is None:
-        compiler = compilers[node.compiler] = normal_compiler(node.compiler)
-    names = tuple(dict.fromkeys(kind[0] for kind in node.kinds))
-    return (node.version, node.os, node.target, compiler, node.variants, names)
+class _Known:
+    """Each distinct compiler normalised once, and each distinct tuple of edge kinds (shared
+    by the records of a package alike) reduced to its dependency names once."""
+
+    def __init__(self) -> None:
+        self.compilers: dict[str, str] = {}
+        self.names: dict[tuple[EdgeKind, ...], tuple[str, ...]] = {}
+
+    def values(self, node: Node) -> tuple[object, ...]:
+        """The fields a predecessor is paired by, then the dependency names."""
+        compiler = self.compilers.get(node.compiler)
+        if compiler is None:
+            compiler = self.compilers[node.compiler] = normal_compiler(node.compiler)
+        names = self.names.get(node.kinds)
+        if names is None:
+            names = self.names[node.kinds] = tuple(dict.fromkeys(k[0] for k in node.kinds))
+        return (node.version, node.os, node.target, compiler, node.variants, names)
 
 
 def _pair_bucket(
@@ -63,7 +74,7 @@ def pair_predecessors(old: Nodes, new: Nodes) -> dict[str, str]:
             node = nodes[digest]
             buckets.setdefault((node.name, node.platform), ([], []))[side].append(digest)
     pairs: dict[str, str] = {}
-    compilers: dict[str, str] = {}
+    known = _Known()
     for key in sorted(buckets):
         added, gone = buckets[key]
         if not added or not gone:
@@ -71,8 +82,8 @@ def pair_predecessors(old: Nodes, new: Nodes) -> dict[str, str]:
         if len(added) == 1 and len(gone) == 1:
             pairs[added[0]] = gone[0]  # the common case: nothing to choose between
             continue
-        values = {digest: _values(new[digest], compilers) for digest in added}
-        values.update((digest, _values(old[digest], compilers)) for digest in gone)
+        values = {digest: known.values(new[digest]) for digest in added}
+        values.update((digest, known.values(old[digest])) for digest in gone)
         pairs.update(_pair_bucket(added, gone, values))
     return pairs
 

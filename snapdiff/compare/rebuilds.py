@@ -95,13 +95,22 @@ class _Walk:
 Spread = tuple[tuple[str, ...], tuple[tuple[str, int], ...]]
 
 
-def _spread(digest: str, cascade: Iterable[str], new: Graph) -> Spread:
-    """The stacks holding a trigger or its cascade, and the cascade by package (most first)."""
-    cascade = list(cascade)
+def _group(specs: list[str], new: Graph) -> tuple[set[str], Counter[str]]:
+    """The stacks holding some of these specs, and the specs by package, counted in C."""
+    stacks: set[str] = set()
+    for held in set(map(new.stacks.get, specs)):  # a few distinct tuples: shared by specs
+        stacks.update(held or ())
+    return stacks, Counter(map(_NAME, map(new.nodes.__getitem__, specs)))
+
+
+def _spread(digest: str, groups: Iterable[tuple[set[str], Counter[str]]], new: Graph) -> Spread:
+    """The stacks holding a trigger or its cascade (given as groups of specs), and the cascade
+    by package (most first)."""
     stacks = set(new.stacks.get(digest, ()))
-    for group in set(map(new.stacks.get, cascade)):  # a few distinct tuples: shared by specs
-        stacks.update(group or ())
-    packages = Counter(map(_NAME, map(new.nodes.__getitem__, cascade)))
+    packages: Counter[str] = Counter()
+    for held, counted in groups:
+        stacks |= held
+        packages.update(counted)
     return tuple(sorted(stacks)), tuple(sorted(packages.items(), key=lambda n: (-n[1], n[0])))
 
 
@@ -111,9 +120,10 @@ def _trigger(
     own: OwnChanges,
     cascade: list[str],
     build_only: set[str],
+    spread: Spread,
     new: Graph,
 ) -> Trigger:
-    stacks, packages = _spread(digest, cascade, new)
+    stacks, packages = spread
     return Trigger(
         digest,
         new.nodes[digest].name,
@@ -183,13 +193,17 @@ def rebuild_causes(old: Graph, new: Graph) -> tuple[Rebuilds, tuple[str, ...]]:
             groups.setdefault((reach.triggers, reach.linked), []).append(digest)
         else:
             (unexplained if reach.leaves else scheme).append(digest)
+    parts: dict[str, list[tuple[set[str], Counter[str]]]] = {digest: [] for digest in triggers}
     for (causes_of, linked), specs in groups.items():
+        part = _group(specs, new)
         for cause in causes_of:
             cascade[cause].extend(specs)
+            parts[cause].append(part)
             if cause not in linked:
                 build_only[cause].update(specs)
     found = [
-        _trigger(d, pairs[d], own[d], cascade[d], build_only[d], new) for d in sorted(triggers)
+        _trigger(d, pairs[d], own[d], cascade[d], build_only[d], _spread(d, parts[d], new), new)
+        for d in sorted(triggers)
     ]
     found.sort(key=lambda t: (-len(t.cascade), t.name, t.hash))
     rebuilds = Rebuilds(
@@ -219,7 +233,7 @@ def narrow_rebuilds(rebuilds: Rebuilds, kept: Callable[[str], bool], new: Graph)
     for trigger in rebuilds.triggers:
         cascade = tuple(filter(kept, trigger.cascade))
         if cascade or kept(trigger.hash):
-            stacks, packages = _spread(trigger.hash, cascade, new)
+            stacks, packages = _spread(trigger.hash, [_group(list(cascade), new)], new)
             build_only = tuple(filter(kept, trigger.cascade_build_only))
             triggers.append(
                 replace(

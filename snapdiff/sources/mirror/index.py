@@ -108,7 +108,8 @@ def _graph_warnings(source: str, graph: Graph, twice: int) -> tuple[str, ...]:
     wrong = sorted(
         (digest, kind[0], nodes[target].name)
         for digest, node in nodes.items()
-        if list(map(name_of, node.deps)) != list(map(_KIND_NAME, node.kinds))  # a node at a time
+        # a node at a time in C first (a hash not in the index: its edge's own name)
+        if list(map(name_of, node.deps, names := list(map(_KIND_NAME, node.kinds)))) != names
         for kind, target in zip(node.kinds, node.deps, strict=True)
         if target in nodes and nodes[target].name != kind[0]
     )

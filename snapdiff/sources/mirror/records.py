@@ -251,7 +251,8 @@ class Interned:
             found[key] = kinds.get(kind) or self._kind(kind)
         keys = sorted(found)
         hashes = list(map(_HASH_OF, keys))
-        return tuple(map(found.__getitem__, keys)), tuple(map(one, hashes, hashes))
+        kinds_of = tuple(map(found.__getitem__, keys))  # shared: records of one package alike
+        return one(kinds_of, kinds_of), tuple(map(one, hashes, hashes))
 
     def _kind(self, kind: tuple[str, tuple[str, ...], tuple[str, ...]]) -> EdgeKind:
         name, deptypes, virtuals = kind
