@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from itertools import combinations
 
-from ..model import Node, normal_compiler
+from ..model import EdgeKind, Node, normal_compiler
 from ..report.rebuilds import FieldValue, OwnChange
 
 __all__ = ["OwnChanges", "own_changes", "pair_predecessors"]
@@ -24,22 +24,30 @@ _LEVELS = tuple(
 )
 
 
-def _values(node: Node, compilers: dict[str, str]) -> tuple[object, ...]:
-    compiler = compilers.get(node.compiler)
-    if compiler is None:
-        compiler = compilers[node.compiler] = normal_compiler(node.compiler)
-    names = tuple(dict.fromkeys(kind[0] for kind in node.kinds))
-    return (node.version, node.os, node.target, compiler, node.variants, names)
+class _Known:
+    """Each distinct compiler normalised once, and each distinct tuple of edge kinds (shared
+    by the records of a package alike) reduced to its dependency names once."""
+
+    def __init__(self) -> None:
+        self.compilers: dict[str, str] = {}
+        self.names: dict[tuple[EdgeKind, ...], tuple[str, ...]] = {}
+
+    def values(self, node: Node) -> tuple[object, ...]:
+        """The fields a predecessor is paired by, then the dependency names."""
+        compiler = self.compilers.get(node.compiler)
+        if compiler is None:
+            compiler = self.compilers[node.compiler] = normal_compiler(node.compiler)
+        names = self.names.get(node.kinds)
+        if names is None:
+            names = self.names[node.kinds] = tuple(dict.fromkeys(k[0] for k in node.kinds))
+        return (node.version, node.os, node.target, compiler, node.variants, names)
 
 
 def _pair_bucket(
     new: list[str], old: list[str], values: dict[str, tuple[object, ...]]
 ) -> Iterator[tuple[str, str]]:
-    """Specs of one name and platform paired one to one: at each level, the specs equal on its
-    fields, smallest hashes together (both lists sorted)."""
-    if len(new) == 1 and len(old) == 1:
-        yield new[0], old[0]
-        return
+    """Specs of one name and platform (more than one on a side) paired one to one: at each
+    level, the specs equal on its fields, smallest hashes together (both lists sorted)."""
     for fields, deps in _LEVELS:
         chosen = fields + ((len(_FIELDS),) if deps else ())
         groups: dict[tuple[object, ...], tuple[list[str], list[str]]] = {}
@@ -66,13 +74,16 @@ def pair_predecessors(old: Nodes, new: Nodes) -> dict[str, str]:
             node = nodes[digest]
             buckets.setdefault((node.name, node.platform), ([], []))[side].append(digest)
     pairs: dict[str, str] = {}
-    compilers: dict[str, str] = {}
+    known = _Known()
     for key in sorted(buckets):
         added, gone = buckets[key]
         if not added or not gone:
             continue
-        values = {digest: _values(new[digest], compilers) for digest in added}
-        values.update((digest, _values(old[digest], compilers)) for digest in gone)
+        if len(added) == 1 and len(gone) == 1:
+            pairs[added[0]] = gone[0]  # the common case: nothing to choose between
+            continue
+        values = {digest: known.values(new[digest]) for digest in added}
+        values.update((digest, known.values(old[digest])) for digest in gone)
         pairs.update(_pair_bucket(added, gone, values))
     return pairs
 
@@ -89,6 +100,10 @@ class OwnChanges:
 def _dependencies(new: Node, old: Node, in_old: Nodes) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """The dependency tokens only one side has: a name added or removed, or `name/hash7` of a
     dependency now resolved to another hash that is itself in `OLD`."""
+    if new.kinds == old.kinds and all(
+        d == o or d not in in_old for d, o in zip(new.deps, old.deps, strict=True)
+    ):
+        return (), ()  # the same edges, some to new hashes: the usual case, no set built
     was = set(zip(old.kinds, old.deps, strict=True))
     if all(d not in in_old or (k, d) in was for k, d in zip(new.kinds, new.deps, strict=True)) and {
         kind[0] for kind in old.kinds

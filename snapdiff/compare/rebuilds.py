@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from operator import attrgetter
 
 from ..model import Graph, Node
 from ..report import Cascade, MissingDependency, Rebuilds, Trigger
@@ -15,6 +16,7 @@ __all__ = ["narrow_rebuilds", "rebuild_causes"]
 
 Nodes = Mapping[str, Node]
 _NONE: frozenset[str] = frozenset()
+_NAME = attrgetter("name")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,13 +95,22 @@ class _Walk:
 Spread = tuple[tuple[str, ...], tuple[tuple[str, int], ...]]
 
 
-def _spread(digest: str, cascade: Iterable[str], new: Graph) -> Spread:
-    """The stacks holding a trigger or its cascade, and the cascade by package (most first)."""
+def _group(specs: list[str], new: Graph) -> tuple[set[str], Counter[str]]:
+    """The stacks holding some of these specs, and the specs by package, counted in C."""
+    stacks: set[str] = set()
+    for held in set(map(new.stacks.get, specs)):  # a few distinct tuples: shared by specs
+        stacks.update(held or ())
+    return stacks, Counter(map(_NAME, map(new.nodes.__getitem__, specs)))
+
+
+def _spread(digest: str, groups: Iterable[tuple[set[str], Counter[str]]], new: Graph) -> Spread:
+    """The stacks holding a trigger or its cascade (given as groups of specs), and the cascade
+    by package (most first)."""
     stacks = set(new.stacks.get(digest, ()))
     packages: Counter[str] = Counter()
-    for spec in cascade:
-        stacks.update(new.stacks.get(spec, ()))
-        packages[new.nodes[spec].name] += 1
+    for held, counted in groups:
+        stacks |= held
+        packages.update(counted)
     return tuple(sorted(stacks)), tuple(sorted(packages.items(), key=lambda n: (-n[1], n[0])))
 
 
@@ -109,9 +120,10 @@ def _trigger(
     own: OwnChanges,
     cascade: list[str],
     build_only: set[str],
+    spread: Spread,
     new: Graph,
 ) -> Trigger:
-    stacks, packages = _spread(digest, cascade, new)
+    stacks, packages = spread
     return Trigger(
         digest,
         new.nodes[digest].name,
@@ -167,19 +179,31 @@ def rebuild_causes(old: Graph, new: Graph) -> tuple[Rebuilds, tuple[str, ...]]:
     cascades: list[Cascade] = []
     scheme: list[str] = []
     unexplained: list[str] = []
+    # the specs of each distinct (triggers, link/run triggers): a few thousand sets are shared
+    # by 10^5 specs, so each trigger's cascade grows a group at a time
+    groups: dict[tuple[frozenset[str], frozenset[str]], list[str]] = {}
+    ordered: dict[frozenset[str], tuple[str, ...]] = {}
     for digest in sorted(walk.done):
         reach = walk.done[digest]
         if reach.triggers:
-            name = new.nodes[digest].name
-            cascades.append(Cascade(digest, name, pairs[digest], tuple(sorted(reach.triggers))))
-            for cause in reach.triggers:
-                cascade[cause].append(digest)
-                if cause not in reach.linked:
-                    build_only[cause].add(digest)
+            causes = ordered.get(reach.triggers)
+            if causes is None:
+                causes = ordered[reach.triggers] = tuple(sorted(reach.triggers))
+            cascades.append(Cascade(digest, new.nodes[digest].name, pairs[digest], causes))
+            groups.setdefault((reach.triggers, reach.linked), []).append(digest)
         else:
             (unexplained if reach.leaves else scheme).append(digest)
+    parts: dict[str, list[tuple[set[str], Counter[str]]]] = {digest: [] for digest in triggers}
+    for (causes_of, linked), specs in groups.items():
+        part = _group(specs, new)
+        for cause in causes_of:
+            cascade[cause].extend(specs)
+            parts[cause].append(part)
+            if cause not in linked:
+                build_only[cause].update(specs)
     found = [
-        _trigger(d, pairs[d], own[d], cascade[d], build_only[d], new) for d in sorted(triggers)
+        _trigger(d, pairs[d], own[d], cascade[d], build_only[d], _spread(d, parts[d], new), new)
+        for d in sorted(triggers)
     ]
     found.sort(key=lambda t: (-len(t.cascade), t.name, t.hash))
     rebuilds = Rebuilds(
@@ -209,7 +233,7 @@ def narrow_rebuilds(rebuilds: Rebuilds, kept: Callable[[str], bool], new: Graph)
     for trigger in rebuilds.triggers:
         cascade = tuple(filter(kept, trigger.cascade))
         if cascade or kept(trigger.hash):
-            stacks, packages = _spread(trigger.hash, cascade, new)
+            stacks, packages = _spread(trigger.hash, [_group(list(cascade), new)], new)
             build_only = tuple(filter(kept, trigger.cascade_build_only))
             triggers.append(
                 replace(

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
+from operator import itemgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import orjson
+import msgspec
 
 from ...errors import InputError
-from ...model import Graph, Node, Page, Snapshot
+from ...model import Entry, Graph, Node, Page, Snapshot
 from ..entries import Entries
 from ..git.reader import Progress, quiet
 from ..pages import blob_digest
@@ -45,20 +46,22 @@ def lone_stack(path: str, named: str | None) -> str:
 
 
 class _Read:
-    """What the indexes of a side gave so far: page entries of the binaries, graph nodes of
-    every record, the stacks holding each."""
+    """What the indexes of a side gave so far: graph nodes of every record, the page variants
+    of the binaries, the stacks holding each."""
 
     def __init__(self, intern: Interned) -> None:
         self.intern = intern
-        self.records: dict[str, dict[str, Any]] = {}  # binaries: catalogue-page entries
+        self.records: dict[str, tuple[str, ...]] = {}  # binaries: their page entry's variants
         self.nodes: dict[str, Node] = {}
-        self.held: dict[str, set[str]] = {}  # the stacks holding a record's binary
-        self.seen: dict[str, set[str]] = {}  # the stacks listing a record without its binary
+        # sorted and shared (one tuple per distinct set of stacks), by hash:
+        self.held: dict[str, tuple[str, ...]] = {}  # the stacks holding a record's binary
+        self.seen: dict[str, tuple[str, ...]] = {}  # the stacks listing it without its binary
 
     def add(self, installs: Mapping[str, Install], where: str, stack: str) -> None:
         """Every record of one index."""
-        from .records import FIX, graph_node, page_entry, record_compiler
+        from .records import FIX, graph_node, page_variants, record_compiler
 
+        alone = self.intern((stack,))
         for digest, install in installs.items():
             spec, binary = install.spec, install.in_buildcache
             if spec is None or spec.name is None:
@@ -69,20 +72,29 @@ class _Read:
             if node is None or (binary and not node.binary):
                 digest = self.intern(digest)
                 compiler = record_compiler(spec, installs, where, digest)
-                entry = page_entry(digest, spec, compiler) if binary else None
-                if entry is not None:
-                    self.records[digest] = entry
-                page = entry["variants"] if entry is not None else None
+                page = self.intern(page_variants(spec)) if binary else None
+                if page is not None:
+                    self.records[digest] = page
                 self.nodes[digest] = graph_node(spec, compiler, install, self.intern, page)
-            (self.held if binary else self.seen).setdefault(digest, set()).add(stack)
+            stacks = self.held if binary else self.seen
+            was = stacks.get(digest)
+            if was is None:
+                stacks[digest] = alone
+            elif stack not in was:
+                stacks[digest] = self.intern(tuple(sorted((*was, stack))))
 
 
-def _page(source: str, tag: str, name: str, entries: dict[str, dict[str, Any]]) -> Page:
-    content = orjson.dumps([tag, name, entries], option=orjson.OPT_SORT_KEYS)
-    read = Entries.from_read(entries, f"{source}: {name}")
+def _page(source: str, tag: str, name: str, entries: dict[str, Entry]) -> Page:
+    """One package's page of a side; its digest is of its entries' JSON (equal entries, equal
+    digest), encoded from the records in one call."""
+    content = msgspec.json.encode([tag, name, list(entries.values())])
+    read = Entries(entries, f"{source}: {name}")
     return Page(
         tag, name, read.source, blob_digest(content), read, len(read), read.counts, read.compiled
     )
+
+
+_KIND_NAME = itemgetter(0)
 
 
 def _graph_warnings(source: str, graph: Graph, twice: int) -> tuple[str, ...]:
@@ -92,9 +104,12 @@ def _graph_warnings(source: str, graph: Graph, twice: int) -> tuple[str, ...]:
     if twice:
         found.append(f"{source}: {twice} dependency edges listed twice in a record, read once")
     nodes = graph.nodes
+    name_of = {digest: node.name for digest, node in nodes.items()}.get
     wrong = sorted(
         (digest, kind[0], nodes[target].name)
         for digest, node in nodes.items()
+        # a node at a time in C first (a hash not in the index: its edge's own name)
+        if list(map(name_of, node.deps, names := list(map(_KIND_NAME, node.kinds)))) != names
         for kind, target in zip(node.kinds, node.deps, strict=True)
         if target in nodes and nodes[target].name != kind[0]
     )
@@ -124,12 +139,21 @@ def load_indexes(
         read.add(installs, where, stack)
         del installs  # each index dropped once converted
     held, seen, intern = read.held, read.seen, read.intern
-    stacks = {d: intern(tuple(sorted(held.get(d) or seen[d]))) for d in read.nodes}
-    by_package: dict[str, dict[str, dict[str, Any]]] = {}
+    stacks = {d: held.get(d) or seen[d] for d in read.nodes}
+    by_package: dict[str, dict[str, Entry]] = {}
     for digest in sorted(read.records):
-        entry = read.records[digest]
-        entry["stacks"] = list(stacks[digest])
-        by_package.setdefault(read.nodes[digest].name, {})[digest] = entry
+        node = read.nodes[digest]
+        by_package.setdefault(node.name, {})[digest] = Entry(
+            digest,
+            stacks[digest],
+            read.records[digest],
+            intern((node.version,)),
+            node.compiler,
+            node.os,
+            node.platform,
+            node.target,
+            "-",
+        )
     pages = {(tag, name): _page(source, tag, name, by_package[name]) for name in sorted(by_package)}
     if not pages:
         raise InputError(source, "no build-cache records (in_buildcache: true) found", FIX)

@@ -8,6 +8,7 @@ dependency edges `(name, hash, deptypes, virtuals)`. Imported only when an index
 from __future__ import annotations
 
 from collections.abc import Mapping
+from operator import itemgetter
 from typing import Any
 
 import msgspec
@@ -24,7 +25,7 @@ __all__ = [
     "Spec",
     "decode_index",
     "graph_node",
-    "page_entry",
+    "page_variants",
     "record_compiler",
 ]
 
@@ -126,6 +127,7 @@ _NOT_A_DATABASE = "not a Spack database: no database.installs"
 _FLAGS = frozenset(("cflags", "cppflags", "cxxflags", "fflags", "ldflags", "ldlibs"))
 _NOT_VARIANTS = _FLAGS | {"patches", "dev_path"}
 _COMPILER_LANGUAGES = frozenset(("c", "cxx", "fortran"))
+_HASH_OF = itemgetter(1)  # of an edge's (name, hash)
 
 
 def decode_index(raw: bytes, where: str) -> dict[str, Install]:
@@ -211,19 +213,9 @@ def _target(arch: Arch) -> str:
     return text(arch.target.name if isinstance(arch.target, Target) else arch.target)
 
 
-def page_entry(digest: str, spec: Spec, compiler: str) -> dict[str, Any]:
-    """The catalogue-page entry of one install record (its name and stacks are the caller's)."""
-    arch = spec.arch or Arch()
-    return {
-        "hash": digest,
-        "versions": [text(spec.version)],
-        "compiler": compiler,
-        "os": text(arch.platform_os),
-        "platform": text(arch.platform),
-        "target": _target(arch),
-        "variants": _variants(spec.parameters),
-        "size": "-",
-    }
+def page_variants(spec: Spec) -> tuple[str, ...]:
+    """The variants of a record's catalogue-page entry, in Spack's string form, sorted."""
+    return tuple(_variants(spec.parameters))
 
 
 class Interned:
@@ -241,20 +233,26 @@ class Interned:
     def edges(self, spec: Spec) -> tuple[tuple[EdgeKind, ...], tuple[str, ...]]:
         """A record's edges sorted by (name, hash), each once: their kinds and their hashes."""
         one = self.seen.setdefault
+        kinds = self.kinds
         found: dict[tuple[str, str], EdgeKind] = {}
         for edge in spec.dependencies:
-            key = (text(edge.name), text(edge.hash))
+            name, digest = edge.name, edge.hash
+            if name.__class__ is not str or digest.__class__ is not str:  # as a page spells it
+                name, digest = text(name), text(digest)
+            key = (name, digest)
             if key in found:
                 self.twice += 1
                 continue
             parameters = edge.parameters
-            deptypes, virtuals = (
-                (parameters.deptypes, parameters.virtuals) if parameters else (edge.type, ())
-            )
-            kind = (key[0], deptypes, virtuals)
-            found[key] = self.kinds.get(kind) or self._kind(kind)
+            if parameters is not None:
+                kind = (name, parameters.deptypes, parameters.virtuals)
+            else:
+                kind = (name, edge.type, ())
+            found[key] = kinds.get(kind) or self._kind(kind)
         keys = sorted(found)
-        return tuple(found[key] for key in keys), tuple(one(digest, digest) for _, digest in keys)
+        hashes = list(map(_HASH_OF, keys))
+        kinds_of = tuple(map(found.__getitem__, keys))  # shared: records of one package alike
+        return one(kinds_of, kinds_of), tuple(map(one, hashes, hashes))
 
     def _kind(self, kind: tuple[str, tuple[str, ...], tuple[str, ...]]) -> EdgeKind:
         name, deptypes, virtuals = kind
@@ -263,22 +261,28 @@ class Interned:
         return found
 
 
-def _node_variants(parameters: Mapping[str, Parameter] | None, page: list[str]) -> tuple[str, ...]:
+def _node_variants(
+    parameters: Mapping[str, Parameter] | None, page: tuple[str, ...]
+) -> tuple[str, ...]:
     """The variants of SPEC section 6: the page's (`page`), `patches` included (a patch changes
     the build)."""
     patches = (parameters or {}).get("patches")
     if isinstance(patches, list) and patches:
         return tuple(sorted([*page, f"patches={','.join(sorted(text(v) for v in patches))}"]))
-    return tuple(page)
+    return page
 
 
 def graph_node(
-    spec: Spec, compiler: str, install: Install, intern: Interned, page: list[str] | None = None
+    spec: Spec,
+    compiler: str,
+    install: Install,
+    intern: Interned,
+    page: tuple[str, ...] | None = None,
 ) -> Node:
     """One record as a node of its side's graph (SPEC section 6); `page`: its page entry's
     variants, when it has one (the same, without patches)."""
     arch = spec.arch or Arch()
-    variants = _node_variants(spec.parameters, _variants(spec.parameters) if page is None else page)
+    variants = _node_variants(spec.parameters, page_variants(spec) if page is None else page)
     return Node(
         intern(text(spec.name)),
         intern(text(spec.version)),
