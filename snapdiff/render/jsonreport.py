@@ -84,27 +84,20 @@ def _spec_change(change: SpecChange) -> SpecChangeJSON:
     }
 
 
-# One report's configurations as JSON, each distinct one built once and shared by every record
-# that names it (read-only: a record is serialised or shown, never changed): a release →
-# release report at all tags names about a million, a few thousand of them distinct.
 _Configurations = dict[Configuration, ConfigurationJSON]
 
 
 def _configuration(config: Configuration, built: _Configurations) -> ConfigurationJSON:
     found = built.get(config)
     if found is None:
-        found = built[config] = _configuration_json(config)
+        found = built[config] = {
+            "os": config.os,
+            "platform": config.platform,
+            "target": config.target,
+            "compiler": config.compiler,
+            "variants": list(config.variants),
+        }
     return found
-
-
-def _configuration_json(config: Configuration) -> ConfigurationJSON:
-    return {
-        "os": config.os,
-        "platform": config.platform,
-        "target": config.target,
-        "compiler": config.compiler,
-        "variants": list(config.variants),
-    }
 
 
 def _change(change: Change, built: _Configurations) -> ChangeJSON:
@@ -202,7 +195,7 @@ def _stack(change: StackChange) -> StackJSON:
 
 def report_to_dict(report: Report) -> ReportJSON:
     """The JSON report of SPEC section 4 (plus a few documented extra keys)."""
-    built: _Configurations = {}
+    built: _Configurations = {}  # each distinct one built once, shared by records (read-only)
     return {
         "schema_version": report.schema_version,
         "old": _side(report.old),
