@@ -12,10 +12,10 @@ what is wrong; both ways give the same entries.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, KeysView, Mapping
+from collections.abc import Hashable, Iterable, Iterator, KeysView, Mapping
 from itertools import chain
 from operator import attrgetter, itemgetter
-from typing import Any
+from typing import Any, TypeVar
 
 import msgspec
 from msgspec.structs import replace
@@ -85,10 +85,13 @@ def _decoded(line: bytes) -> dict[str, Entry] | None:
     return by_hash if len(by_hash) == len(found) else None  # else a hash twice
 
 
-def _tally(values: Iterable[tuple[str, ...]]) -> dict[tuple[str, ...], int]:
+_Value = TypeVar("_Value", bound=Hashable)
+
+
+def _tally(values: Iterable[_Value]) -> dict[_Value, int]:
     """How many times each value comes (a Counter's own setup costs more than a page's few
     records: 11 on average at develop size)."""
-    found: dict[tuple[str, ...], int] = {}
+    found: dict[_Value, int] = {}
     get = found.get
     for value in values:
         found[value] = get(value, 0) + 1
@@ -168,7 +171,10 @@ class Entries(Mapping[str, Entry]):
         for (*raw, stacks), count in Counter(map(_BY_STACKS, self._by_hash.values())).items():
             config = configuration_from(*raw)
             for stack in set(stacks):
-                found.setdefault(stack, Counter())[config] += count
+                into = found.get(stack)
+                if into is None:
+                    into = found[stack] = Counter()
+                into[config] += count
         return found
 
     def spellings(self) -> dict[str, str]:
