@@ -12,10 +12,10 @@ what is wrong; both ways give the same entries.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Iterable, Iterator, KeysView, Mapping
+from collections.abc import Iterable, Iterator, KeysView, Mapping
 from itertools import chain
 from operator import attrgetter, itemgetter
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
 from msgspec.structs import replace
@@ -85,13 +85,10 @@ def _decoded(line: bytes) -> dict[str, Entry] | None:
     return by_hash if len(by_hash) == len(found) else None  # else a hash twice
 
 
-_Value = TypeVar("_Value", bound=Hashable)
-
-
-def _tally(values: Iterable[_Value]) -> dict[_Value, int]:
+def _tally(values: Iterable[tuple[str, ...]]) -> dict[tuple[str, ...], int]:
     """How many times each value comes (a Counter's own setup costs more than a page's few
     records: 11 on average at develop size)."""
-    found: dict[_Value, int] = {}
+    found: dict[tuple[str, ...], int] = {}
     get = found.get
     for value in values:
         found[value] = get(value, 0) + 1
