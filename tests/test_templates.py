@@ -88,3 +88,30 @@ def test_a_broken_template_names_its_file_and_line(
     assert code == 2 and err.count("\n") == 1
     assert f"snapdiff: error: {broken}{where}: " in err and what in err
     assert not out.exists()
+
+
+def test_a_rows_fields_read_as_the_sandbox_reads_them() -> None:
+    """A plain dict's field is read at once (issue 28), and everything else as Jinja's sandbox
+    reads it: a dict's own attribute before an item of that name, an unknown one undefined,
+    anything unsafe refused."""
+    import jinja2
+    import jinja2.sandbox
+
+    reference = jinja2.sandbox.ImmutableSandboxedEnvironment(undefined=jinja2.StrictUndefined)
+    ours = _environment(None)
+    row = {"label": "a", "items": "an item", "keys": 3, "_hidden": "h"}
+    for source in (
+        "{{ row.label }}",
+        "{{ row.items is callable }}",
+        "{{ row.keys is callable }}",
+        "{{ row._hidden }}",
+        "{{ row.missing is defined }}",
+        "{{ row['items'] }}",
+    ):
+        expected = reference.from_string(source).render(row=row)
+        assert ours.from_string(source).render(row=row).strip("`") == expected, source
+    for source in ("{{ row.missing }}", "{{ row.__class__.__subclasses__() }}"):
+        with pytest.raises(jinja2.TemplateError) as theirs:
+            reference.from_string(source).render(row=row)
+        with pytest.raises(type(theirs.value)):
+            ours.from_string(source).render(row=row)

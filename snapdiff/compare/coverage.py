@@ -6,7 +6,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-from ..model import NO_COMPILER, NOTHING, Page, Tally, renamed
+from ..model import NO_COMPILER, NOTHING, Configuration, Page, Tally, renamed
 from ..report import RootCount, StackChange, StackMove, Status
 
 __all__ = ["ROOT", "StackCoverage", "stack_coverage", "stack_moves"]
@@ -161,25 +161,33 @@ def _values(
     pages: Mapping[Key, Page], differing: list[Key], stacks: set[Key]
 ) -> tuple[Values, Written]:
     """Per stack of `stacks` and per dimension, how many of its specs have each value over some
-    pages, and how those pages write their values (compilers, variants)."""
-    values: Values = {key: {d: Counter() for d in MOVE_DIMENSIONS} for key in stacks}
+    pages, and how those pages write their values (compilers, variants).
+
+    The configurations of a stack are counted over its pages first, then each distinct one is
+    split into its dimensions once: a stack's pages share most of their configurations."""
+    configurations: dict[Key, Counter[Configuration]] = {key: Counter() for key in stacks}
     written: Written = {key: {} for key in stacks}
     tags = {tag for tag, _ in stacks}
     for key in differing:
         page = pages.get(key)
         if key[0] not in tags or page is None or page.entries is None:
             continue
-        if not any((key[0], stack) in values for stack, _ in page.stack_counts):
+        if not any((key[0], stack) in configurations for stack, _ in page.stack_counts):
             continue  # holds none of the stacks asked about
         spelling = page.entries.spellings()
         for name, configs in page.entries.configurations_by_stack().items():
-            found = values.get((key[0], name))
+            found = configurations.get((key[0], name))
             if found is None:
                 continue
-            for dimension in MOVE_DIMENSIONS:
-                for config, count in configs.items():
-                    found[dimension][str(getattr(config, dimension))] += count
+            found.update(configs)
             written[(key[0], name)].update(spelling)
+    values: Values = {}
+    for key, found in configurations.items():
+        split: dict[str, Counter[str]] = {d: Counter() for d in MOVE_DIMENSIONS}
+        for config, count in found.items():
+            for dimension in MOVE_DIMENSIONS:
+                split[dimension][str(getattr(config, dimension))] += count
+        values[key] = split
     return values, written
 
 

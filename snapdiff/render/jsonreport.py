@@ -84,21 +84,27 @@ def _spec_change(change: SpecChange) -> SpecChangeJSON:
     }
 
 
-def _configuration(config: Configuration) -> ConfigurationJSON:
-    return {
-        "os": config.os,
-        "platform": config.platform,
-        "target": config.target,
-        "compiler": config.compiler,
-        "variants": list(config.variants),
-    }
+_Configurations = dict[Configuration, ConfigurationJSON]
 
 
-def _change(change: Change) -> ChangeJSON:
+def _configuration(config: Configuration, built: _Configurations) -> ConfigurationJSON:
+    found = built.get(config)
+    if found is None:
+        found = built[config] = {
+            "os": config.os,
+            "platform": config.platform,
+            "target": config.target,
+            "compiler": config.compiler,
+            "variants": list(config.variants),
+        }
+    return found
+
+
+def _change(change: Change, built: _Configurations) -> ChangeJSON:
     record: ChangeJSON = {
         "class": change.kind,
-        "configurations_old": [_configuration(c) for c in change.configurations_old],
-        "configurations_new": [_configuration(c) for c in change.configurations_new],
+        "configurations_old": [_configuration(c, built) for c in change.configurations_old],
+        "configurations_new": [_configuration(c, built) for c in change.configurations_new],
         "versions_old": list(change.versions_old),
         "versions_new": list(change.versions_new),
         "specs_old": list(change.specs_old),
@@ -143,7 +149,7 @@ def specs_by_class(report: Report) -> dict[str, ClassCountJSON]:
     return counts
 
 
-def _package(change: PackageChange) -> PackageJSON:
+def _package(change: PackageChange, built: _Configurations) -> PackageJSON:
     bump = change.bump
     return {
         "tag": change.tag,
@@ -159,7 +165,7 @@ def _package(change: PackageChange) -> PackageJSON:
         "specs_changed": [_spec_change(c) for c in change.specs_changed],
         "stacks_added": list(change.stacks_added),
         "stacks_removed": list(change.stacks_removed),
-        "changes": [_change(c) for c in change.changes],
+        "changes": [_change(c, built) for c in change.changes],
         "kept": [line.plain() for line in change.kept],
         "variants_added": list(change.variants_added),
         "variants_removed": list(change.variants_removed),
@@ -189,12 +195,13 @@ def _stack(change: StackChange) -> StackJSON:
 
 def report_to_dict(report: Report) -> ReportJSON:
     """The JSON report of SPEC section 4 (plus a few documented extra keys)."""
+    built: _Configurations = {}  # each distinct one built once, shared by records (read-only)
     return {
         "schema_version": report.schema_version,
         "old": _side(report.old),
         "new": _side(report.new),
         "summary": _summary(report.summary),
-        "packages": [_package(p) for p in report.packages],
+        "packages": [_package(p, built) for p in report.packages],
         "stacks": [_stack(s) for s in report.stacks],
         "stack_moves": [_stack_move(m) for m in report.stack_moves],
         "root": [_root(r) for r in report.root],

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from contextlib import suppress
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import jinja2
 import jinja2.bccache
@@ -65,6 +65,20 @@ def _bytecode_cache() -> jinja2.BytecodeCache | None:
         return None
 
 
+_DICT_NAMES = frozenset(dir(dict))  # what `getattr` finds on a dict before its items
+
+
+class _Sandbox(jinja2.sandbox.ImmutableSandboxedEnvironment):
+    """Jinja's immutable sandbox, with `row.field` of a plain dict (what the context is made
+    of) read at once: the sandbox's own way tries the attribute first and fails (an exception
+    per field a row prints: 4 % of a release → release run), then takes the item, as this does."""
+
+    def getattr(self, obj: Any, attribute: str) -> Any:
+        if type(obj) is dict and attribute not in _DICT_NAMES and attribute in obj:
+            return obj[attribute]
+        return super().getattr(obj, attribute)
+
+
 @lru_cache(maxsize=4)
 def _environment(template_dir: str | None, cached: bool = False) -> jinja2.Environment:
     """A Jinja environment: the user's template folder first (if any), then the defaults.
@@ -73,7 +87,7 @@ def _environment(template_dir: str | None, cached: bool = False) -> jinja2.Envir
     a library call writes nothing outside its output).
     """
     folders = [template_dir] if template_dir else []
-    env = jinja2.sandbox.ImmutableSandboxedEnvironment(  # a template may come with a checkout
+    env = _Sandbox(  # a template may come with a checkout
         loader=jinja2.FileSystemLoader([*folders, str(templates_dir())]),
         bytecode_cache=_bytecode_cache() if cached else None,
         undefined=jinja2.StrictUndefined,
