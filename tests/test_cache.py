@@ -513,7 +513,7 @@ def test_a_history_in_o_changed_agrees_with_a_whole_reading(
     says."""
     from snapdiff.errors import SnapdiffError
     from snapdiff.history import history
-    from snapdiff.render.jsonreport import render_history_json
+    from snapdiff.render.jsonhistory import render_history_json
 
     def walked(options: LoadOptions, filters: Filters | None = None) -> str:
         start = f"HEAD~{len(revisions) - 1}"

@@ -19,7 +19,7 @@ from ..schema import (
 )
 from ..versions import Bump, bump_order
 from .charts import stack_charts
-from .jsonreport import history_to_dict
+from .jsonhistory import history_to_dict
 from .links import Links
 from .markup import Safe, code, some
 from .rebuildfolds import views

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 import orjson
 
@@ -35,22 +35,20 @@ from ..schema import (
     SpecChangeJSON,
     StackJSON,
     StackMoveJSON,
-    StepBumpJSON,
-    StepJSON,
     SummaryJSON,
 )
 from ..versions import Bump
 from .jsoncauses import rebuilds_to_dict
 
-if TYPE_CHECKING:  # `snapdiff log` only: the diff path need not import it
-    from ..history import History
-
 __all__ = [
-    "history_to_dict",
-    "render_history_json",
+    "bump_to_dict",
+    "dumps_json",
     "render_json",
     "report_to_dict",
     "specs_by_class",
+    "stack_move_to_dict",
+    "stack_to_dict",
+    "summary_to_dict",
 ]
 
 
@@ -115,7 +113,7 @@ def _change(change: Change, built: _Configurations) -> ChangeJSON:
     return record | {"text": change.sentence.plain()}
 
 
-def _stack_move(move: StackMove) -> StackMoveJSON:
+def stack_move_to_dict(move: StackMove) -> StackMoveJSON:
     return {
         "tag": move.tag,
         "stack": move.stack,
@@ -159,7 +157,7 @@ def _package(change: PackageChange, built: _Configurations) -> PackageJSON:
         "versions_new": list(change.versions_new),
         "versions_added": list(change.versions_added),
         "versions_removed": list(change.versions_removed),
-        "bump": _bump(bump) if bump else None,
+        "bump": bump_to_dict(bump) if bump else None,
         "specs_added": list(change.specs_added),
         "specs_removed": list(change.specs_removed),
         "specs_changed": [_spec_change(c) for c in change.specs_changed],
@@ -172,16 +170,16 @@ def _package(change: PackageChange, built: _Configurations) -> PackageJSON:
     }
 
 
-def _bump(bump: Bump) -> BumpJSON:
+def bump_to_dict(bump: Bump) -> BumpJSON:
     return {"from": bump.old, "to": bump.new, "kind": bump.kind, "size": bump.size}
 
 
-def _summary(summary: Summary) -> SummaryJSON:
+def summary_to_dict(summary: Summary) -> SummaryJSON:
     # the record's fields are the schema's, in its order (the golden JSON files hold it)
     return cast(SummaryJSON, dataclasses.asdict(summary))
 
 
-def _stack(change: StackChange) -> StackJSON:
+def stack_to_dict(change: StackChange) -> StackJSON:
     return {
         "tag": change.tag,
         "name": change.name,
@@ -200,10 +198,10 @@ def report_to_dict(report: Report) -> ReportJSON:
         "schema_version": report.schema_version,
         "old": _side(report.old),
         "new": _side(report.new),
-        "summary": _summary(report.summary),
+        "summary": summary_to_dict(report.summary),
         "packages": [_package(p, built) for p in report.packages],
-        "stacks": [_stack(s) for s in report.stacks],
-        "stack_moves": [_stack_move(m) for m in report.stack_moves],
+        "stacks": [stack_to_dict(s) for s in report.stacks],
+        "stack_moves": [stack_move_to_dict(m) for m in report.stack_moves],
         "root": [_root(r) for r in report.root],
         "specs_by_class": specs_by_class(report),
         "warnings": list(report.warnings),
@@ -229,7 +227,7 @@ def _gate(outcome: GateOutcome) -> GateJSON:
     }
 
 
-def _dumps(data: ReportJSON | HistoryJSON) -> str:
+def dumps_json(data: ReportJSON | HistoryJSON) -> str:
     """Indented JSON, keys in insertion order, ending with a newline (the bytes of
     json.dumps(indent=2, ensure_ascii=False))."""
     return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
@@ -237,70 +235,4 @@ def _dumps(data: ReportJSON | HistoryJSON) -> str:
 
 def render_json(report: Report) -> str:
     """The JSON report, indented, keys in schema order, ending with a newline."""
-    return _dumps(report_to_dict(report))
-
-
-def _step_bump(tag: str, name: str, bump: Bump) -> StepBumpJSON:
-    return {"tag": tag, "name": name, **_bump(bump)}
-
-
-def history_to_dict(history: History) -> HistoryJSON:
-    """The JSON of `snapdiff log`: steps newest first, then the range summarised."""
-    steps: list[StepJSON] = []
-    for step in history.steps:
-        steps.append(
-            {
-                "commit": step.commit,
-                "date": step.date,
-                "summary": _summary(step.summary),
-                "bumps": [_step_bump(p.tag, p.name, p.bump) for p in step.bumps],
-                "stacks": [_stack(s) for s in step.stacks],
-                "stack_moves": [_stack_move(m) for m in step.moves],
-                "rebuilds": None
-                if step.rebuilt is None
-                else {
-                    "rebuilt": step.rebuilt,
-                    "said": [s.plain() for s in (*step.causes, *filter(None, [step.missing]))],
-                },
-            }
-        )
-    base = history.merge_base_of
-    return {
-        "schema_version": 1,
-        "range": {
-            "start": history.start,
-            "end": history.end,
-            "commits": len(history.steps),
-            "unit": history.unit,
-            "start_commit": history.start_commit,
-            "end_commit": history.end_commit,
-            "merge_base_of": list(base) if base else None,
-        },
-        "steps": steps,
-        "packages": [
-            {
-                "tag": p.tag,
-                "name": p.name,
-                "versions": list(p.versions),
-                "first_seen": p.first_seen,
-                "last_seen": p.last_seen,
-            }
-            for p in history.packages
-        ],
-        "flapping": [
-            {
-                "tag": f.tag,
-                "hash": f.hash,
-                "package": f.package,
-                "left": list(f.left),
-                "returned": list(f.returned),
-                "returns": len(f.returned),
-            }
-            for f in history.flapping
-        ],
-    }
-
-
-def render_history_json(history: History) -> str:
-    """`snapdiff log --format json`."""
-    return _dumps(history_to_dict(history))
+    return dumps_json(report_to_dict(report))
