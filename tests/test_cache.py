@@ -8,6 +8,7 @@ JSON must also be the golden one (but for the commit ids and dates only git revi
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import os
 import re
@@ -589,3 +590,34 @@ def test_a_long_run_holds_only_the_most_recently_used_tallies_in_memory(tmp_path
     assert [t.pages["develop"] if t else None for t in kept] == [0, len(units) - 1]
     found = on_disk.get(units[1])  # forgotten in memory, read again from the folder
     assert found is not None and found.pages["develop"] == 1
+
+
+def test_a_history_holds_in_memory_only_the_tallies_its_next_step_starts_from(
+    tmp_path: Path,
+) -> None:
+    """Each step stores the newer side's tallies; those of the revisions before it are dropped
+    from memory (a long `snapdiff log` would otherwise grow by a tally per unit and step)."""
+    from snapdiff.sources.git.changed import Revisions
+    from snapdiff.sources.git.repo import GitRepo
+    from snapdiff.sources.snapshot import PageCache
+
+    repo = new_repo(tmp_path / "repo")
+    for day in range(1, 5):
+        write_page(repo, "zlib", [spec(f"h{day}", f"1.{day}")])
+        write_page(repo, "curl", [spec("c", "8.0")])
+        commit(repo, f"day {day}", day)
+    git_repo = GitRepo(str(repo))
+    revs = [git_repo.resolve(f"HEAD~{back}") for back in (3, 2, 1, 0)]
+    tallies = tallycache.TallyCache(None, print)
+    revisions = Revisions(git_repo, tallies, PageCache())
+    try:
+        for older, newer in itertools.pairwise(revs):
+            new = revisions.load(older, newer)[1]
+            assert [p.name for p in new.pages.values()] == ["zlib"]  # curl: counted, not read
+            assert new.rest.page_count == 1
+        units = [git_repo.list_tree(git_repo.list_tree(r.tree)[0].sha)[0].sha for r in revs]
+    finally:
+        git_repo.close()
+    assert len(set(units)) == 4  # the develop folder of each revision
+    assert tallies.get(units[-1]) is not None
+    assert [tallies.get(unit) for unit in units[:-1]] == [None, None, None]

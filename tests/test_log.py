@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import json
 import re
 import shutil
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -167,13 +169,16 @@ def test_chart_text_holds_no_data_markup() -> None:
     assert _safe('e4s"]\n    line [1') == "e4s___" + "____line__1"
 
 
+# Hashes of any form; those of 32 ASCII characters are held packed, and the last is found inside
+# the record of the one before it ("a" * 32, then step 0's index as 4 zero bytes), never aligned.
+_HASHES = ["h1", "h2", "h3", "a" * 32, "b" * 32, "a" * 28 + "\0" * 4]
 # Steps of one history: (commit, [(package, hashes removed, hashes added)]), over one tag.
 _steps = st.lists(
     st.lists(
         st.tuples(
             st.sampled_from(["a", "b", "c"]),
-            st.sets(st.sampled_from(["h1", "h2", "h3", "h4"])),
-            st.sets(st.sampled_from(["h1", "h2", "h3", "h4"])),
+            st.sets(st.sampled_from(_HASHES)),
+            st.sets(st.sampled_from(_HASHES)),
         ),
         max_size=3,
     ),
@@ -450,3 +455,23 @@ def test_log_warns_of_a_size_limit_its_format_does_not_cut(
     assert main(argv) == 0
     err = capsys.readouterr().err
     assert "snapdiff: warning: --max-chars sizes Markdown only: ignored with --format json" in err
+
+
+def test_removed_hashes_are_held_packed() -> None:
+    """A long range removes millions of hashes: each is held in about its own 36 bytes (its
+    characters and the step's index), not as a string keyed in a dictionary (~130 bytes)."""
+    flaps, removed = _Flaps(), 20_000
+    tracemalloc.start()
+    try:
+        for index in range(20):
+            hashes = (hashlib.sha1(b"%d %d" % (index, n)).hexdigest()[:32] for n in range(1000))
+            change = PackageChange(
+                "develop", "zlib", "changed", (), (), (), (), None,
+                (), tuple(hashes), (), (), (), (),
+            )  # fmt: skip
+            flaps.step(change, f"c{index}")
+            del change
+        held = tracemalloc.get_traced_memory()[0]
+    finally:
+        tracemalloc.stop()
+    assert held < 50 * removed

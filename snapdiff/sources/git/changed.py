@@ -147,6 +147,7 @@ class Revisions:
             else:
                 self._parsed[found.path] = kept.page.digest
         self.reader.cache.keep(set(self._parsed.values()))
+        self.tallies.keep(set(new.units.values()))  # the next step starts from the newer side
         return old_snapshot, new_snapshot
 
     def _count(

@@ -17,7 +17,7 @@ import hashlib
 import os
 import stat
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Set
 
 from .tallies import UnitTally
 
@@ -27,8 +27,8 @@ FORMAT = 3  # bump when what a tally holds, or how pages are counted, changes (t
 # are simply not found: they sit in another folder)
 MAX_BYTES = 256 * 2**20  # the folder's size bound: about 40 all-tags revisions
 # Tallies held in memory, the most recently used: a pair asks for both sides' units (one per tag
-# folder, and the rest), a history step for those of the step before; more would only grow a
-# long `snapdiff log` by a tally (tens of KiB at develop size) per unit and step.
+# folder, and the rest); a history keeps only those of the revision its next step starts from
+# (`keep`): each holds the names and paths of a unit's pages, about 0.5 MiB at develop size.
 MEMORY_UNITS = 128
 _MAGIC = b"snapdiff-tally"
 _VERSION = str(FORMAT).encode()
@@ -104,6 +104,11 @@ class TallyCache:
         while len(self._known) > MEMORY_UNITS:
             del self._known[next(iter(self._known))]
         return tally
+
+    def keep(self, units: Set[str]) -> None:
+        """Forget, in memory, every tally but these units' (a history's next step asks only for
+        those of the revision it starts from; the folder still holds the others)."""
+        self._known = {unit: found for unit, found in self._known.items() if unit in units}
 
     def put(self, unit: str, tally: UnitTally) -> None:
         """Keep a tally for this run and, atomically, in the folder."""
