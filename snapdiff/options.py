@@ -31,6 +31,7 @@ examples:
   snapdiff https://mirror.example/develop yesterday/   a live build-cache mirror against a copy
   snapdiff old/ new/ --format text                 a compact view for a terminal
   snapdiff log HEAD~30..HEAD                       one entry per commit, then the range
+  snapdiff log mirror-1 mirror-2 mirror-3          one entry per snapshot given, in order
 
 exit codes: 0 report written; 1 changes found (--exit-code) or a --fail-on gate failed;
 2 bad usage or bad input
@@ -141,7 +142,8 @@ def _add_inputs(add: Callable[..., object]) -> None:
         "old",
         metavar="OLD",
         help="the older snapshot: a directory (of catalogue pages, or of Spack build-cache "
-        "mirrors), a mirror's http(s) address, a git revision (REV or REV:path), an index.json, "
+        "mirrors), a mirror's http(s) address, a git revision (REV or REV:path; of a catalogue or "
+        "of mirrors), an index.json, "
         "or a range for both: A..B, or A...B (from the merge base of A and B)",
     )
     add("new", metavar="NEW", nargs="?", help="the newer snapshot, in any of those forms")
@@ -269,7 +271,8 @@ def log_parser() -> argparse.ArgumentParser:
     made = _Parser(
         prog="snapdiff log",
         description="One entry per commit in A..B that changed the catalogue (first-parent, "
-        "newest first), then per package the path of its highest version, and flapping specs.",
+        "newest first), or per snapshot given after the first, then per package the path of its "
+        "highest version, and flapping specs; for build-cache indexes, why specs were rebuilt.",
     )
     made.add_argument("range", metavar="A..B", help="the commits after A up to B")
     made.add_argument(
