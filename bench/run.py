@@ -105,13 +105,20 @@ def pack(repo: Path) -> None:
     subprocess.run(["git", "gc", "--quiet"], cwd=repo, check=True)
 
 
+def made(base: Path) -> bool:
+    """Whether a workload's data is there (its `done` file); else an empty folder for it."""
+    if (base / "done").exists():
+        return True
+    shutil.rmtree(base, ignore_errors=True)
+    base.mkdir(parents=True)
+    return False
+
+
 def generate(out: Path, size: str) -> Path:
     """<out>/<size>/{v1,v2,git,truth.json}, made once (delete the folder to make it again)."""
     base = out / size
-    if (base / "done").exists():
+    if made(base):
         return base
-    shutil.rmtree(base, ignore_errors=True)
-    base.mkdir(parents=True)
     started = time.perf_counter()
     gencat(*SIZES[SHAPE.get(size, size)], "--seed", "1", "--out", str(base / "v1"))
     evolve = ["--evolve-from", str(base / "v1"), *EVOLVE[size], "--seed", "2"]
@@ -142,10 +149,8 @@ def generate_history(out: Path) -> Path:
 def generate_long_history(out: Path) -> Path:
     """<out>/log60/{git,truth.json}: LONG_LOG daily develop-size steps v1..v61, packed."""
     base = out / "log60"
-    if (base / "done").exists():
+    if made(base):
         return base
-    shutil.rmtree(base, ignore_errors=True)
-    base.mkdir(parents=True)
     started = time.perf_counter()
     gencat(
         *SIZES["develop"],
@@ -166,10 +171,8 @@ def genindex(*args: str) -> None:
 def generate_index(out: Path) -> Path:
     """<out>/index/{v1,v2}/build_cache/index.json and truth.json: one merged index a side."""
     base = out / "index"
-    if (base / "done").exists():
+    if made(base):
         return base
-    shutil.rmtree(base, ignore_errors=True)
-    base.mkdir(parents=True)
     started = time.perf_counter()
     genindex(str(base / "v1"), "--records", INDEX_RECORDS, "--seed", "7", "--single")
     evolve = ["--evolve-from", str(base / "v1"), "--seed", "8", "--single"]

@@ -14,15 +14,13 @@ from typing import Any
 import pytest
 from clirun import run
 from gitrepo import commit, git, new_repo
-from test_mirror import V7, V8, layout2, layout3
+from test_mirror import V7, V8, layout2, layout3, report
 
 
 def _json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
-    code, out, err = run([*argv, "--format", "json"], capsys)
-    assert code == 0, err
-    data: dict[str, Any] = json.loads(out)
+    """`test_mirror.report`, less what names each side (its commit and date too)."""
+    data = report(argv, capsys)
     for side in ("old", "new"):
-        data[side].pop("source")
         data[side].pop("commit")
         data[side].pop("date")
     return data

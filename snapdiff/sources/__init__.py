@@ -135,15 +135,15 @@ def load_sequence(
     snapshots: Sequence[str], options: LoadOptions | None = None
 ) -> Iterator[SnapshotPair]:
     """(before, after) for each snapshot after the first, against the one before it: any kinds
-    `load_pair` reads, each opened once, read in full (so any filters apply), and held no
-    longer than its two steps."""
+    `load_pair` reads, each read once and in full (so any filters apply), and held no longer
+    than its two steps."""
     options = options or LoadOptions()
     with opened() as repos:
-        before = open_source(snapshots[0], options, repos)
+        before = open_source(snapshots[0], options, repos).load(PageCache())
         for number, arg in enumerate(snapshots[1:], start=2):
             options.progress(f"snapshot {number:,} of {len(snapshots):,} ({arg})")
-            after = open_source(arg, options, repos)
-            yield SnapshotPair(*_whole_pair((before, after), counted=False))
+            after = open_source(arg, options, repos).load(PageCache())
+            yield SnapshotPair(before, after)
             before = after
 
 
