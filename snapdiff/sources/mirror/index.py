@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from operator import itemgetter
+from itertools import chain
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -23,7 +24,8 @@ from ..pages import blob_digest
 from .layouts import Index
 
 if TYPE_CHECKING:  # msgspec: only when an index is read
-    from .records import Install, Interned
+    from .nodes import Interned
+    from .records import Install
 
 __all__ = ["is_index_file", "load_indexes", "lone_stack"]
 
@@ -59,23 +61,24 @@ class _Read:
 
     def add(self, installs: Mapping[str, Install], where: str, stack: str) -> None:
         """Every record of one index."""
-        from .records import FIX, graph_node, page_variants, record_compiler
+        from .records import FIX
 
-        alone = self.intern((stack,))
+        intern, nodes = self.intern, self.nodes
+        alone = intern((stack,))
         for digest, install in installs.items():
             spec, binary = install.spec, install.in_buildcache
             if spec is None or spec.name is None:
                 if binary:
                     raise InputError(where, f"install {digest} has no spec with a name", FIX)
                 continue  # a record with no binary and no spec: nothing to read
-            node = self.nodes.get(digest)
+            node = nodes.get(digest)
             if node is None or (binary and not node.binary):
-                digest = self.intern(digest)
-                compiler = record_compiler(spec, installs, where, digest)
-                page = self.intern(page_variants(spec)) if binary else None
-                if page is not None:
+                digest = intern(digest)
+                record = (where, digest, installs)
+                page, variants = intern.variants(spec, record)
+                if binary:
                     self.records[digest] = page
-                self.nodes[digest] = graph_node(spec, compiler, install, self.intern, page)
+                nodes[digest] = intern.node(spec, install, variants, record)
             stacks = self.held if binary else self.seen
             was = stacks.get(digest)
             if was is None:
@@ -94,7 +97,14 @@ def _page(source: str, tag: str, name: str, entries: dict[str, Entry]) -> Page:
     )
 
 
+_DEPS = attrgetter("deps")
+
+
 _KIND_NAME = itemgetter(0)
+
+
+def _edge_names(node: Node) -> Iterable[str]:
+    return map(_KIND_NAME, node.kinds)
 
 
 def _graph_warnings(source: str, graph: Graph, twice: int) -> tuple[str, ...]:
@@ -104,16 +114,16 @@ def _graph_warnings(source: str, graph: Graph, twice: int) -> tuple[str, ...]:
     if twice:
         found.append(f"{source}: {twice} dependency edges listed twice in a record, read once")
     nodes = graph.nodes
+    named = list(chain.from_iterable(map(_edge_names, nodes.values())))
     name_of = {digest: node.name for digest, node in nodes.items()}.get
-    wrong = sorted(
-        (digest, kind[0], nodes[target].name)
-        for digest, node in nodes.items()
-        # a node at a time in C first (a hash not in the index: its edge's own name)
-        if list(map(name_of, node.deps, names := list(map(_KIND_NAME, node.kinds)))) != names
-        for kind, target in zip(node.kinds, node.deps, strict=True)
-        if target in nodes and nodes[target].name != kind[0]
-    )
-    if wrong:
+    targets = chain.from_iterable(map(_DEPS, nodes.values()))
+    if list(map(name_of, targets, named)) != named:  # every edge in C first (a hash not in
+        wrong = sorted(  # the index: its edge's own name)
+            (digest, kind[0], nodes[target].name)
+            for digest, node in nodes.items()
+            for kind, target in zip(node.kinds, node.deps, strict=True)
+            if target in nodes and nodes[target].name != kind[0]
+        )
         digest, name, other = wrong[0]
         found.append(
             f"{source}: {len(wrong)} dependency edges name a record of another package"
@@ -127,7 +137,8 @@ def load_indexes(
 ) -> Snapshot:
     """One snapshot of every build-cache record in these indexes, grouped into pages, with the
     graph of every record (binaries, externals and the rest) for the causes of rebuilds."""
-    from .records import FIX, Interned, decode_index  # msgspec: only when an index is read
+    from .nodes import Interned  # msgspec: only when an index is read
+    from .records import FIX, decode_index
 
     read = _Read(Interned())
     for index in indexes:
@@ -139,7 +150,7 @@ def load_indexes(
         read.add(installs, where, stack)
         del installs  # each index dropped once converted
     held, seen, intern = read.held, read.seen, read.intern
-    stacks = {d: held.get(d) or seen[d] for d in read.nodes}
+    stacks = {**seen, **held}  # a record's binary wherever it is, else where it is listed
     by_package: dict[str, dict[str, Entry]] = {}
     for digest in sorted(read.records):
         node = read.nodes[digest]

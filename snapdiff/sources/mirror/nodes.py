@@ -1,0 +1,198 @@
+"""A build-cache record as a node of its side's graph (SPEC section 6), and as a catalogue page's
+entry fields: name, version, arch, compiler, variants, `package_hash`, edges.
+
+200k records share a few thousand names, versions, variant sets, arches and edge kinds, so each
+distinct value is read and spelled once (`Interned`), and a record's edges are handled a list at a
+time in C, not an edge at a time in Python. Imported only when an index is read (msgspec).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from itertools import islice
+from operator import attrgetter, itemgetter, lt
+from typing import Any, cast
+
+import msgspec
+
+from ...errors import InputError
+from ...model import EdgeKind, Node, links
+from .records import FIX, Arch, EdgeParameters, Install, Parameter, Spec, Target, field_error, text
+
+__all__ = ["Interned"]
+
+_FLAGS = frozenset(("cflags", "cppflags", "cxxflags", "fflags", "ldflags", "ldlibs"))
+_NOT_VARIANTS = _FLAGS | {"patches", "dev_path"}
+_COMPILER_LANGUAGES = frozenset(("c", "cxx", "fortran"))
+_NAME = attrgetter("name")
+_HASH = attrgetter("hash")
+_PARAMETERS = attrgetter("parameters")
+_HASH_OF = itemgetter(1)  # of an edge's (name, hash)
+_NO_RAW = (msgspec.Raw(b""), msgspec.Raw(b"null"))
+_Variants = tuple[tuple[str, ...], tuple[str, ...]]  # a page entry's, a node's (patches too)
+_Edges = tuple[tuple[EdgeKind, ...], tuple[str, ...]]
+# Where a record is: its index (named in errors), its hash, and the index's records by hash.
+Where = tuple[str, str, Mapping[str, Install]]
+
+
+def _variants(parameters: Mapping[str, Parameter]) -> tuple[str, ...]:
+    """Spack's string form: `+shared`, `~doc`, `build_system=cmake`, `a=x,y`; no flags, patches;
+    sorted."""
+    found = []
+    for name, value in parameters.items():
+        if name in _NOT_VARIANTS:
+            continue
+        if isinstance(value, bool):
+            found.append(("+" if value else "~") + name)
+        elif isinstance(value, list):
+            found.append(f"{name}={','.join(text(v) for v in value)}")
+        else:
+            found.append(f"{name}={text(value)}")
+    return tuple(sorted(found))
+
+
+def _with_patches(parameters: Mapping[str, Parameter], page: tuple[str, ...]) -> tuple[str, ...]:
+    """The variants of SPEC section 6: the page's, `patches` included (a patch changes the
+    build)."""
+    patches = parameters.get("patches")
+    if isinstance(patches, list) and patches:
+        return tuple(sorted([*page, f"patches={','.join(sorted(text(v) for v in patches))}"]))
+    return page
+
+
+def _target(arch: Arch) -> str:
+    return text(arch.target.name if isinstance(arch.target, Target) else arch.target)
+
+
+class Interned:
+    """One object per distinct string or tuple of a side's graph, and each distinct variant set,
+    arch and edge kind spelled once."""
+
+    def __init__(self) -> None:
+        self.seen: dict[Any, Any] = {}
+        self.kinds: dict[tuple[str, EdgeParameters | None], EdgeKind] = {}
+        self.variant_sets: dict[bytes, _Variants] = {}  # by the record's raw `parameters`
+        self.arches: dict[Arch | None, tuple[str, str, str]] = {}
+        self.providers: dict[tuple[str, str], str] = {}  # a compiler edge's (name, hash): spelling
+        self.twice = 0  # edges listed twice in one record (kept once)
+
+    def __call__(self, value: Any) -> Any:
+        return self.seen.setdefault(value, value)
+
+    def node(self, spec: Spec, install: Install, variants: tuple[str, ...], where: Where) -> Node:
+        """A record whose spec has a name as a node, with these variants (`variants()[1]`)."""
+        kinds, deps, listed = self._edges(spec)
+        version = spec.version
+        platform, os, target = self._arch(spec.arch)
+        return Node(
+            self(text(spec.name)),
+            self(version if version.__class__ is str else text(version)),
+            platform,
+            os,
+            target,
+            self._compiler(spec, (kinds, deps) if listed else self._listed(spec), where),
+            variants,
+            self(text(spec.package_hash)),
+            spec.external not in _NO_RAW,
+            install.in_buildcache,
+            kinds,
+            deps,
+        )
+
+    def variants(self, spec: Spec, where: Where) -> _Variants:
+        """A record's variants: its page entry's, and its node's (patches included)."""
+        raw = bytes(spec.parameters)
+        found = self.variant_sets.get(raw)
+        if found is None:
+            try:
+                parameters = msgspec.json.decode(raw or b"null", type=dict[str, Parameter] | None)
+            except msgspec.ValidationError as exc:
+                raise InputError(
+                    where[0], field_error(where[1], exc, "spec.parameters"), FIX
+                ) from None
+            page = self(_variants(parameters or {}))
+            found = self.variant_sets[raw] = (page, self(_with_patches(parameters or {}, page)))
+        return found
+
+    def _arch(self, arch: Arch | None) -> tuple[str, str, str]:
+        found = self.arches.get(arch)
+        if found is None:
+            seen = arch or Arch()
+            spelled = (text(seen.platform), text(seen.platform_os), _target(seen))
+            found = self.arches[arch] = (self(spelled[0]), self(spelled[1]), self(spelled[2]))
+        return found
+
+    def _compiler(self, spec: Spec, listed: _Edges, where: Where) -> str:
+        """DB ≤ 7: `spec.compiler`; 8+: `annotations.compiler`, else the c/cxx/fortran provider:
+        the first such edge the record lists (`listed`: its edges in its own order)."""
+        spelled: str
+        if spec.compiler is not None and spec.compiler.name:
+            spelled = self(f"{text(spec.compiler.name)}@{text(spec.compiler.version)}".rstrip("@"))
+            return spelled
+        annotated = spec.annotations.compiler if spec.annotations is not None else None
+        if annotated:
+            spelled = self(annotated.replace("@=", "@"))
+            return spelled
+        for kind, target in zip(*listed, strict=True):
+            if _COMPILER_LANGUAGES.isdisjoint(kind[2]):
+                continue
+            name = kind[0]
+            if not name:
+                what = f"install {where[1]}: a compiler dependency has no name"
+                raise InputError(where[0], what, FIX)
+            found = self.providers.get((name, target))
+            if found is None:
+                provider = where[2].get(target)
+                version = text(provider.spec.version) if provider and provider.spec else ""
+                found = self.providers[name, target] = self(
+                    f"{name}@{version}" if version else name
+                )
+            return found
+        return "none"
+
+    def _edges(self, spec: Spec) -> tuple[tuple[EdgeKind, ...], tuple[str, ...], bool]:
+        """A record's edges sorted by (name, hash), each once: their kinds, their hashes, and
+        whether that is the order the record lists them in. Spack lists them sorted: then a list
+        at a time in C; else (or a field missing) an edge at a time."""
+        deps = spec.dependencies
+        if not deps:
+            return (), (), True
+        names = list(map(_NAME, deps))
+        keys = list(zip(names, map(_PARAMETERS, deps), strict=True))
+        kinds = list(map(self.kinds.get, keys))
+        if None in kinds:
+            if None in names or any(key[1] is None for key in keys):
+                return (*self._sorted(spec), False)  # DB 6 (`type`) or a nameless edge
+            kinds = [self.kinds.get(key) or self._kind(*key) for key in keys]
+        hashes = list(map(_HASH, deps))
+        if None in hashes or not all(map(lt, names, islice(names, 1, None))):
+            return (*self._sorted(spec), False)  # not sorted by name, or a name twice
+        found = cast(list[EdgeKind], kinds)  # none missing now
+        return tuple(found), tuple(map(self.seen.setdefault, hashes, hashes)), True
+
+    def _kind(self, name: str, parameters: EdgeParameters) -> EdgeKind:
+        deptypes, virtuals = self(parameters.deptypes), self(parameters.virtuals)
+        found: EdgeKind = (self(name), deptypes, virtuals, links(deptypes))
+        self.kinds[name, parameters] = found
+        return found
+
+    def _listed(self, spec: Spec) -> _Edges:
+        """A record's edges in its own order, as given (names and hashes spelled as text)."""
+        kinds = []
+        for edge in spec.dependencies:
+            key = (text(edge.name), edge.parameters or EdgeParameters(edge.type, ()))
+            kinds.append(self.kinds.get(key) or self._kind(*key))
+        return tuple(kinds), tuple(text(edge.hash) for edge in spec.dependencies)
+
+    def _sorted(self, spec: Spec) -> _Edges:
+        """The slow way: an edge at a time, sorted by (name, hash), each once."""
+        found: dict[tuple[str, str], EdgeKind] = {}
+        for kind, digest in zip(*self._listed(spec), strict=True):
+            key = (kind[0], digest)
+            if key in found:
+                self.twice += 1
+                continue
+            found[key] = kind
+        keys = sorted(found)
+        hashes = list(map(_HASH_OF, keys))
+        return tuple(map(found.__getitem__, keys)), tuple(map(self.seen.setdefault, hashes, hashes))
