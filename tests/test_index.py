@@ -386,3 +386,52 @@ def test_a_folder_of_mirrors_gives_each_record_its_stacks(tmp_path: Path) -> Non
 def test_catalogue_pages_carry_no_graph(tmp_path: Path) -> None:
     write_page(tmp_path, "zlib", [page_spec("a" * 32, "1.3")])
     assert load_snapshot(str(tmp_path)).graph is None
+
+
+def test_edges_listed_out_of_order_are_sorted_and_the_compiler_is_the_first_listed(
+    tmp_path: Path,
+) -> None:
+    """Spack lists a record's edges sorted by name (read a list at a time); a record that does
+    not is read an edge at a time: its edges sorted all the same, its compiler the first c, c++
+    or fortran provider it lists."""
+
+    def edge(name: str, digest: str, virtuals: list[str]) -> dict[str, Any]:
+        return {
+            "name": name,
+            "hash": digest,
+            "parameters": {"deptypes": ["build"], "virtuals": virtuals},
+        }
+
+    def node(digest: str, edges: list[dict[str, Any]]) -> dict[str, Any]:
+        spec = {"name": "x", "version": "1", "dependencies": edges}
+        return {"spec": spec, "in_buildcache": True}
+
+    llvm = {"spec": {"name": "llvm", "version": "19"}, "in_buildcache": False}
+    gcc = {"spec": {"name": "gcc", "version": "14"}, "in_buildcache": False}
+    listed = [edge("llvm", "l" * 32, ["cxx"]), edge("gcc", "g" * 32, ["c"])]
+    installs = {"a" * 32: node("a", listed), "b" * 32: node("b", listed[::-1])}
+    path = tmp_path / "index.json"
+    path.write_text(database("8", {**installs, "l" * 32: llvm, "g" * 32: gcc}))
+    graph = load_snapshot(str(path)).graph
+    assert graph is not None
+    a, b = graph.nodes["a" * 32], graph.nodes["b" * 32]
+    assert (
+        [e[:2] for e in a.edges]
+        == [e[:2] for e in b.edges]
+        == [("gcc", "g" * 32), ("llvm", "l" * 32)]
+    )
+    assert (a.compiler, b.compiler) == ("llvm@19", "gcc@14")
+
+
+def test_parameters_of_the_wrong_shape_name_the_record_and_the_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = {"name": "zlib", "version": "1", "parameters": {"shared": {"a": 1}}}
+    bad = tmp_path / "index.json"
+    bad.write_text(database("8", {"b" * 32: {"spec": spec, "in_buildcache": True}}))
+    assert main([V7, str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(
+        f"snapdiff: error: {bad}: install {'b' * 32}, spec.parameters[...]: expected"
+    )
+    assert err.count("\n") == 1
