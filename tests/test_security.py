@@ -321,7 +321,7 @@ INDEX_FIELDS: dict[str, list[Any]] = {
     "version": [["1"], {"a": 1}],
     "annotations": ["gcc", [1]],
     "compiler": [{"name": ["gcc"]}],
-    "dependency hash": [["h"], {"h": 1}],
+    "dependency hash": [["h"], {"h": 1}, 5],
 }
 
 
