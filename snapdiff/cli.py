@@ -135,6 +135,7 @@ def _run(args: argparse.Namespace) -> int:
         stack_urls=_stack_urls(args),
         cache_dir=_cache_dir(args),
         warn=_warn,
+        apart=True,
     )
     try:
         old, new = load_pair(*_sides(args.old, args.new, args.repo), options, narrow)

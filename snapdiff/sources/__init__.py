@@ -17,6 +17,7 @@ from .kinds import (
     Source,
     open_source,
     opened,
+    read_apart,
 )
 from .pair import Reading, SnapshotPair
 from .snapshot import PageCache, Problems
@@ -49,7 +50,13 @@ def load_pair(
     options = options or LoadOptions()
     reading = Reading.needed_by(filters)
     with opened() as repos:
-        sources = open_source(old, options, repos), open_source(new, options, repos)
+        apart = read_apart(new, options)  # a local index: started first, read beside OLD
+        try:
+            first = open_source(old, options, repos)
+            sources = first, apart.source() if apart else open_source(new, options, repos)
+        finally:
+            if apart:
+                apart.cancel()  # when OLD failed
         if (
             isinstance(sources[0], RevisionSource)
             and isinstance(sources[1], RevisionSource)

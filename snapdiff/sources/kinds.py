@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
@@ -16,7 +16,7 @@ from ..model import Snapshot
 from .directory import read_directory
 from .git.reader import Progress, quiet, readable
 from .git.repo import GitRepo, Revision, TreeFile
-from .mirror.index import is_index_file, load_indexes, lone_stack
+from .mirror.index import Read, is_index_file, lone_stack, read_indexes, snapshot_of
 from .mirror.layouts import MAX_INDEX_BYTES, Folder, Index, find_mirrors, index_of, is_url
 from .mirror.tree import TreeMirror, mirror_files, tree_mirrors
 from .pages import MAX_PAGE_BYTES, ParsedPage, is_catalogue_path, is_page_content
@@ -129,10 +129,10 @@ class RevisionSource:
 class IndexSource:
     """Spack build-cache indexes: one file, mirrors in a folder, or mirrors over HTTP(S)."""
 
-    def __init__(self, source: str, indexes: Iterable[Index], options: LoadOptions) -> None:
-        """`indexes` read one at a time (a generator): each one's bytes dropped once converted."""
+    def __init__(self, source: str, read: Read, options: LoadOptions) -> None:
+        """What `read_indexes` gave of the source's indexes."""
         self.problems = Problems(options.keep_going)
-        self.snapshot = load_indexes(source, indexes, options.index_tag, options.progress)
+        self.snapshot = snapshot_of(source, read, options.index_tag)
 
     def digests(self) -> set[str]:
         return set()  # built, not read: every page is compared in full
@@ -150,7 +150,7 @@ class MirrorRevisionSource(IndexSource):
         self.repo, self.revision, self.files = repo, revision, files
         mirrors = tree_mirrors(files)
         indexes = (index_of(TreeMirror(repo, revision, files, p), stack) for stack, p in mirrors)
-        super().__init__(revision.arg, indexes, options)
+        super().__init__(revision.arg, read_indexes(indexes, options.progress), options)
         self.snapshot = dataclasses.replace(
             self.snapshot, commit=revision.commit, date=revision.date
         )
@@ -179,6 +179,7 @@ class LoadOptions:
     stack_urls: tuple[tuple[str, str], ...] = ()  # (stack, mirror address) beside a URL side
     cache_dir: str | None = None  # where tallies of revisions are kept across runs (None: not)
     warn: Progress = quiet  # told of a cache file ignored or a cache that cannot be written
+    apart: bool = False  # read a local index side in a forked child beside the other (the CLI)
 
 
 def _lone_index(arg: str, stack: str) -> Iterator[Index]:
@@ -186,6 +187,38 @@ def _lone_index(arg: str, stack: str) -> Iterator[Index]:
     named = os.path.realpath(arg)  # a link named on the command line is followed
     folder = Folder(os.path.dirname(named))
     yield Index(arg, stack, folder.read(os.path.basename(named), MAX_INDEX_BYTES))
+
+
+def local_indexes(arg: str, options: LoadOptions) -> Iterator[Index] | None:
+    """The indexes of a lone `index.json` or of a folder of mirrors, read one at a time (each
+    one's bytes dropped once converted); None for any other snapshot."""
+    if is_index_file(arg):
+        return _lone_index(arg, lone_stack(arg, options.stack_name))
+    folders = find_mirrors(arg) if os.path.isdir(arg) else None
+    return (index_of(m, stack) for stack, m in folders) if folders else None
+
+
+class ApartSource:
+    """A local index side read in a forked child (`mirror.apart`) while this process reads the
+    other side; `source()` waits for it, `cancel()` stops it."""
+
+    def __init__(self, arg: str, indexes: Iterator[Index], options: LoadOptions) -> None:
+        from .mirror.apart import Apart  # msgspec: only when an index is read
+
+        self.arg, self.options = arg, options
+        self.apart = Apart(lambda: read_indexes(indexes, options.progress))
+
+    def source(self) -> IndexSource:
+        return IndexSource(self.arg, self.apart.join(), self.options)
+
+    def cancel(self) -> None:
+        self.apart.cancel()
+
+
+def read_apart(arg: str, options: LoadOptions) -> ApartSource | None:
+    """A local index side started apart, with `options.apart`; None for any other snapshot."""
+    indexes = local_indexes(arg, options) if options.apart and not is_url(arg) else None
+    return None if indexes is None else ApartSource(arg, indexes, options)
 
 
 def open_source(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> Source:
@@ -196,14 +229,12 @@ def open_source(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> So
             Web,  # here: 13 ms of imports that a run reading no address never needs
         )
 
-        indexes = (index_of(Web(url, options.progress), stack) for stack, url in mirrors)
-        return IndexSource(arg, indexes, options)
-    if is_index_file(arg):
-        return IndexSource(arg, _lone_index(arg, lone_stack(arg, options.stack_name)), options)
+        addresses = (index_of(Web(url, options.progress), stack) for stack, url in mirrors)
+        return IndexSource(arg, read_indexes(addresses, options.progress), options)
+    indexes = local_indexes(arg, options)
+    if indexes is not None:
+        return IndexSource(arg, read_indexes(indexes, options.progress), options)
     if os.path.isdir(arg):
-        folders = find_mirrors(arg)
-        if folders:
-            return IndexSource(arg, (index_of(m, stack) for stack, m in folders), options)
         return DirectorySource(arg, Problems(options.keep_going), options.progress)
     if os.path.exists(arg):
         raise InputError(arg, "not a directory", "give a directory of pages or a git revision")

@@ -27,7 +27,7 @@ if TYPE_CHECKING:  # msgspec: only when an index is read
     from .nodes import Interned
     from .records import Install
 
-__all__ = ["is_index_file", "load_indexes", "lone_stack"]
+__all__ = ["Read", "is_index_file", "load_indexes", "lone_stack", "read_indexes", "snapshot_of"]
 
 
 def is_index_file(path: str) -> bool:
@@ -47,12 +47,13 @@ def lone_stack(path: str, named: str | None) -> str:
     return "root"
 
 
-class _Read:
+class Read:
     """What the indexes of a side gave so far: graph nodes of every record, the page variants
     of the binaries, the stacks holding each."""
 
     def __init__(self, intern: Interned) -> None:
         self.intern = intern
+        self.twice = 0  # edges listed twice in a record (kept once), in indexes read elsewhere
         self.records: dict[str, tuple[str, ...]] = {}  # binaries: their page entry's variants
         self.nodes: dict[str, Node] = {}
         # sorted and shared (one tuple per distinct set of stacks), by hash:
@@ -132,15 +133,12 @@ def _graph_warnings(source: str, graph: Graph, twice: int) -> tuple[str, ...]:
     return tuple(found)
 
 
-def load_indexes(
-    source: str, indexes: Iterable[Index], tag: str, progress: Progress = quiet
-) -> Snapshot:
-    """One snapshot of every build-cache record in these indexes, grouped into pages, with the
-    graph of every record (binaries, externals and the rest) for the causes of rebuilds."""
+def read_indexes(indexes: Iterable[Index], progress: Progress = quiet) -> Read:
+    """Every build-cache record in these indexes, read one index at a time."""
     from .nodes import Interned  # msgspec: only when an index is read
-    from .records import FIX, decode_index
+    from .records import decode_index
 
-    read = _Read(Interned())
+    read = Read(Interned())
     for index in indexes:
         where, stack = index.where, index.stack
         progress(f"{where}: decoding {len(index.data) / 1e6:,.0f} MB")
@@ -149,8 +147,16 @@ def load_indexes(
         progress(f"{where}: reading {len(installs):,} records")
         read.add(installs, where, stack)
         del installs  # each index dropped once converted
-    held, seen, intern = read.held, read.seen, read.intern
-    stacks = {**seen, **held}  # a record's binary wherever it is, else where it is listed
+    return read
+
+
+def snapshot_of(source: str, read: Read, tag: str) -> Snapshot:
+    """One snapshot of what a side's indexes gave, grouped into pages, with the graph of every
+    record (binaries, externals and the rest) for the causes of rebuilds."""
+    from .records import FIX
+
+    intern = read.intern
+    stacks = {**read.seen, **read.held}  # a record's binary wherever it is, else where listed
     by_package: dict[str, dict[str, Entry]] = {}
     for digest in sorted(read.records):
         node = read.nodes[digest]
@@ -169,5 +175,12 @@ def load_indexes(
     if not pages:
         raise InputError(source, "no build-cache records (in_buildcache: true) found", FIX)
     graph = Graph(read.nodes, stacks)
-    warnings = _graph_warnings(source, graph, intern.twice)
+    warnings = _graph_warnings(source, graph, intern.twice + read.twice)
     return Snapshot(source, pages, warnings=warnings, graph=graph)
+
+
+def load_indexes(
+    source: str, indexes: Iterable[Index], tag: str, progress: Progress = quiet
+) -> Snapshot:
+    """One snapshot of every build-cache record in these indexes (`snapshot_of`)."""
+    return snapshot_of(source, read_indexes(indexes, progress), tag)
