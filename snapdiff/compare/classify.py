@@ -13,11 +13,12 @@ from collections.abc import Iterable, Mapping
 from ..model import Configuration
 from ..report import Change, ChangeClass
 from ..versions import sort_versions, version_key
+from .builtas import Built
 
 __all__ = ["ConfigVersions", "Facts", "classify"]
 
 ConfigVersions = Mapping[Configuration, set[str]]  # a package's configurations: their versions
-Specs = Iterable[tuple[str, Configuration, str]]  # (hash, configuration, version)
+Specs = Iterable[tuple[str, Built]]  # (hash, (configuration, version))
 
 
 Facts = list[Change]
@@ -26,7 +27,7 @@ _ByVersion = dict[str, list[str]]  # version -> hashes, sorted
 
 def _group(specs: Specs) -> dict[Configuration, _ByVersion]:
     found: dict[Configuration, _ByVersion] = defaultdict(lambda: defaultdict(list))
-    for digest, config, version in specs:
+    for digest, (config, version) in specs:
         found[config][version].append(digest)
     for versions in found.values():
         for hashes in versions.values():
