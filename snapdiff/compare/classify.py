@@ -7,8 +7,7 @@ what is true; `claims.py` says it in words.
 
 from __future__ import annotations
 
-from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 from ..model import Configuration
 from ..report import Change, ChangeClass
@@ -23,15 +22,23 @@ Specs = Iterable[tuple[str, Built]]  # (hash, (configuration, version))
 
 Facts = list[Change]
 _ByVersion = dict[str, list[str]]  # version -> hashes, sorted
+_NO_VERSIONS: frozenset[str] = frozenset()
 
 
 def _group(specs: Specs) -> dict[Configuration, _ByVersion]:
-    found: dict[Configuration, _ByVersion] = defaultdict(lambda: defaultdict(list))
+    found: dict[Configuration, _ByVersion] = {}
     for digest, (config, version) in specs:
-        found[config][version].append(digest)
+        versions = found.get(config)
+        if versions is None:
+            found[config] = {version: [digest]}
+        elif version in versions:
+            versions[version].append(digest)
+        else:
+            versions[version] = [digest]
     for versions in found.values():
         for hashes in versions.values():
-            hashes.sort()
+            if len(hashes) > 1:
+                hashes.sort()
     return found
 
 
@@ -39,53 +46,60 @@ def _highest(versions: Iterable[str]) -> str:
     return max(versions, key=lambda v: (version_key(v), v))
 
 
+def _ordered(versions: Collection[str]) -> Collection[str]:
+    """Versions in Spack order (most sets here hold one, already in order)."""
+    return versions if len(versions) < 2 else sort_versions(versions)
+
+
+def _fact(
+    kind: ChangeClass,
+    config: Configuration,
+    version_old: str | None,
+    version_new: str | None,
+    gone: list[str],
+    came: list[str],
+) -> Change:
+    """A record about one configuration, kept on both sides, and at most one version a side."""
+    return Change(
+        kind,
+        (config,),
+        (config,),
+        (version_old,) if version_old is not None else (),
+        (version_new,) if version_new is not None else (),
+        tuple(gone),
+        tuple(came),
+    )
+
+
 def _shared(
     config: Configuration, removed: _ByVersion, added: _ByVersion, old: set[str], new: set[str]
 ) -> Facts:
     """The classes of a configuration on both sides: rebuilds, version moves, more/fewer builds."""
     facts: Facts = []
-    one = (config,)
-
-    def fact(
-        kind: ChangeClass, v_old: str | None, v_new: str | None, gone: list[str], came: list[str]
-    ) -> None:
-        facts.append(
-            Change(
-                kind,
-                one,
-                one,
-                (v_old,) if v_old is not None else (),
-                (v_new,) if v_new is not None else (),
-                tuple(gone),
-                tuple(came),
-            )
-        )
-
-    for version in sort_versions(removed.keys() & added.keys()):
+    for version in _ordered(removed.keys() & added.keys()):
         gone, came = removed[version], added[version]
         k = min(len(gone), len(came))
-        fact("rebuilt", version, version, gone[:k], came[:k])
+        facts.append(_fact("rebuilt", config, version, version, gone[:k], came[:k]))
         if len(gone) > k:
-            fact("fewer-builds", version, None, gone[k:], [])
+            facts.append(_fact("fewer-builds", config, version, None, gone[k:], []))
         if len(came) > k:
-            fact("more-builds", None, version, [], came[k:])
-    retired, arrived = old - new, new - old
+            facts.append(_fact("more-builds", config, None, version, [], came[k:]))
+    retired, arrived = (old - new, new - old) if old != new else (_NO_VERSIONS, _NO_VERSIONS)
     top_old = _highest(retired) if retired and arrived else None
     top_new = _highest(arrived) if retired and arrived else None
     if top_old is not None and top_new is not None:
         up = version_key(top_new) > version_key(top_old)
         kind: ChangeClass = "upgrade" if up else "downgrade"
-        fact(kind, top_old, top_new, removed.get(top_old, []), added.get(top_new, []))
-    for version in sort_versions(removed.keys() - added.keys()):
-        if version == top_old:
-            continue
-        kind = "version-retired" if version in retired else "fewer-builds"
-        fact(kind, version, None, removed[version], [])
-    for version in sort_versions(added.keys() - removed.keys()):
-        if version == top_new:
-            continue
-        kind = "version-added" if version in arrived else "more-builds"
-        fact(kind, None, version, [], added[version])
+        gone, came = removed.get(top_old, []), added.get(top_new, [])
+        facts.append(_fact(kind, config, top_old, top_new, gone, came))
+    for version in _ordered(removed.keys() - added.keys()):
+        if version != top_old:
+            kind = "version-retired" if version in retired else "fewer-builds"
+            facts.append(_fact(kind, config, version, None, removed[version], []))
+    for version in _ordered(added.keys() - removed.keys()):
+        if version != top_new:
+            kind = "version-added" if version in arrived else "more-builds"
+            facts.append(_fact(kind, config, None, version, [], added[version]))
     return facts
 
 
