@@ -76,7 +76,13 @@ def _shared(
 ) -> Facts:
     """The classes of a configuration on both sides: rebuilds, version moves, more/fewer builds."""
     facts: Facts = []
-    for version in _ordered(removed.keys() & added.keys()):
+    gone_only: Collection[str] = ()
+    came_only: Collection[str] = ()
+    both: Collection[str] = removed.keys()
+    if removed.keys() != added.keys():  # else (most often) every version is rebuilt
+        both, gone_only = removed.keys() & added.keys(), removed.keys() - added.keys()
+        came_only = added.keys() - removed.keys()
+    for version in _ordered(both):
         gone, came = removed[version], added[version]
         k = min(len(gone), len(came))
         facts.append(_fact("rebuilt", config, version, version, gone[:k], came[:k]))
@@ -92,11 +98,11 @@ def _shared(
         kind: ChangeClass = "upgrade" if up else "downgrade"
         gone, came = removed.get(top_old, []), added.get(top_new, [])
         facts.append(_fact(kind, config, top_old, top_new, gone, came))
-    for version in _ordered(removed.keys() - added.keys()):
+    for version in _ordered(gone_only):
         if version != top_old:
             kind = "version-retired" if version in retired else "fewer-builds"
             facts.append(_fact(kind, config, version, None, removed[version], []))
-    for version in _ordered(added.keys() - removed.keys()):
+    for version in _ordered(came_only):
         if version != top_new:
             kind = "version-added" if version in arrived else "more-builds"
             facts.append(_fact(kind, config, None, version, [], added[version]))
