@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 from ..model import Configuration, PageEntries, Spec, Spellings, canonical_json, renamed
 from ..report import Change, Sentence, SpecChange
-from .builtas import built_as, rebuilt_count, versions_by_configuration
+from .builtas import built_as, versions_by_configuration
 from .claims import describe
 from .classify import classify
 from .migrations import find_migrations
@@ -97,7 +97,7 @@ class Explanation(NamedTuple):
     spellings: Spellings = ()
     variants_added: tuple[str, ...] = ()
     variants_removed: tuple[str, ...] = ()
-    rebuilt: int = 0  # removed specs rebuilt (`builtas.rebuilt_count`)
+    rebuilt: int = 0  # removed specs rebuilt
 
 
 def variant_values(
@@ -133,7 +133,8 @@ def explain(
     variants_added, variants_removed = variant_values(side_old, side_new)
     gone = list(zip(removed, map(built_old.__getitem__, removed), strict=True))
     came = list(zip(added, map(built_new.__getitem__, added), strict=True))
-    facts = find_migrations(classify(gone, came, side_old, side_new))
-    changes = describe(facts, side_old, side_new, spelling)
-    rebuilt = rebuilt_count((b for _, b in gone), (b for _, b in came))
+    facts = classify(gone, came, side_old, side_new)
+    # what `builtas.rebuilt_count` counts: specs paired by configuration and version
+    rebuilt = sum(len(fact.specs_old) for fact in facts if fact.kind == "rebuilt")
+    changes = describe(find_migrations(facts), side_old, side_new, spelling)
     return Explanation(changes, kept, renamed(spelling), variants_added, variants_removed, rebuilt)

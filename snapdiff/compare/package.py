@@ -106,22 +106,25 @@ def _specs(
     `package` field), and is reported as changed by both packages."""
     (tag, name), (moved_from, moved_to) = key, moves
     added, removed, changed = [], [], []
+    old_hashes, new_hashes = old.hashes(), new.hashes()
     for digest in new.differing(old):  # entries equal as read are equal
-        if digest not in old:
-            came = moved_from.get((tag, digest))
-            if came is None:
-                added.append(digest)
-            elif (change := _spec_change(*came, name, new[digest], asked)) is not None:
-                changed.append(change)
-        elif (change := _spec_change(name, old[digest], name, new[digest], asked)) is not None:
+        if digest in old_hashes:
+            change = _spec_change(name, old[digest], name, new[digest], asked)
+        elif moved_from and (came := moved_from.get((tag, digest))) is not None:
+            change = _spec_change(*came, name, new[digest], asked)
+        else:
+            added.append(digest)
+            continue
+        if change is not None:
             changed.append(change)
     for digest in old.differing(new):
-        if digest not in new:
-            went = moved_to.get((tag, digest))
-            if went is None:
-                removed.append(digest)
-            elif (change := _spec_change(name, old[digest], *went, asked)) is not None:
+        if digest in new_hashes:
+            continue  # a spec changed: found above
+        if moved_to and (went := moved_to.get((tag, digest))) is not None:
+            if (change := _spec_change(name, old[digest], *went, asked)) is not None:
                 changed.append(change)
+        else:
+            removed.append(digest)
     changed.sort(key=lambda c: c.hash)
     return added, removed, changed
 
