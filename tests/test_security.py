@@ -415,9 +415,9 @@ sys.exit(cli.main([{V1!r}, {V2!r}, "-o", {str(out)!r}]))
 
 def test_classifying_many_specs_of_one_configuration() -> None:
     config = Configuration("ubuntu24.04", "linux", "x86_64", "gcc@13", ())
-    removed = [(f"r{i:06d}", config, "1.0") for i in range(60_000)]
-    added = [(f"a{i:06d}", config, "1.0") for i in range(50_000)]
-    added += [(f"b{i:06d}", config, "2.0") for i in range(5_000)]
+    removed = [(f"r{i:06d}", (config, "1.0")) for i in range(60_000)]
+    added = [(f"a{i:06d}", (config, "1.0")) for i in range(50_000)]
+    added += [(f"b{i:06d}", (config, "2.0")) for i in range(5_000)]
     sides = {config: {"1.0"}}, {config: {"1.0", "2.0"}}
     facts = classify(removed, added, *sides)
     kinds = {f.kind: (len(f.specs_old), len(f.specs_new)) for f in facts}

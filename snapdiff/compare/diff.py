@@ -24,28 +24,38 @@ def _relabel(pages: Mapping[Key, Page], tag: str) -> dict[Key, Page]:
 
 def _leftovers(
     one: Mapping[Key, Page], other: Mapping[Key, Page], keys: Iterable[Key]
-) -> dict[Key, Key]:
-    """Specs of a page that its counterpart on the other side lacks, (tag, hash) -> the page's
-    (tag, name): candidates for a move."""
-    found: dict[Key, Key] = {}
+) -> dict[Key, set[str]]:
+    """The hashes of each page that its counterpart on the other side lacks: candidates for a
+    move (set algebra on the pages' hashes, no work per spec in Python)."""
+    found: dict[Key, set[str]] = {}
     for key in keys:
         page, counterpart = one.get(key), other.get(key)
         if page is None:
             continue
-        there = page_entries(counterpart).hashes() if counterpart is not None else frozenset()
-        found.update(
-            ((key[0], digest), key) for digest in page_entries(page) if digest not in there
-        )
+        there = page_entries(counterpart).hashes() if counterpart is not None else ()
+        if hashes := page_entries(page).hashes() - there:
+            found[key] = hashes
     return found
 
 
-def _moved(pages: Mapping[Key, Page], here: dict[Key, Key], there: dict[Key, Key]) -> Moves:
-    """The specs of `here` that `there` holds too, each with its page's name and entry."""
-    return {
-        spec: (page[1], page_entries(pages[page])[spec[1]])
-        for spec, page in here.items()
-        if spec in there
-    }
+def _by_tag(leftovers: Mapping[Key, set[str]]) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = {}
+    for (tag, _), hashes in leftovers.items():
+        found.setdefault(tag, set()).update(hashes)
+    return found
+
+
+def _moved(
+    pages: Mapping[Key, Page], here: Mapping[Key, set[str]], there: Mapping[str, set[str]]
+) -> Moves:
+    """The specs of `here` (by page) that `there` holds too (by tag), each with its page's name
+    and entry (a hash left over on two pages of a tag: the later page's)."""
+    found: Moves = {}
+    for key, hashes in here.items():
+        entries = page_entries(pages[key])
+        for digest in hashes.intersection(there.get(key[0], ())):
+            found[(key[0], digest)] = (key[1], entries[digest])
+    return found
 
 
 def _known(old: Snapshot, new: Snapshot) -> tuple[Snapshot, Snapshot]:
@@ -70,7 +80,7 @@ def _packages(
     """The change of every package whose page content differs, a spec that moved between pages
     of a tag being changed, not added and removed."""
     left, joined = _leftovers(old, new, differing), _leftovers(new, old, differing)
-    moves = _moved(old, left, joined), _moved(new, joined, left)
+    moves = _moved(old, left, _by_tag(joined)), _moved(new, joined, _by_tag(left))
     packages = []
     for key in differing:
         change = package_change(key, old.get(key), new.get(key), moves, describe, asked)

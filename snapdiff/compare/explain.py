@@ -6,23 +6,14 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
-from ..model import (
-    Configuration,
-    Entry,
-    PageEntries,
-    Spec,
-    Spellings,
-    canonical_json,
-    configuration_of,
-    renamed,
-)
+from ..model import Configuration, PageEntries, Spec, Spellings, canonical_json, renamed
 from ..report import Change, Sentence, SpecChange
-from ..versions import version_of
+from .builtas import built_as, versions_by_configuration
 from .claims import describe
 from .classify import classify
 from .migrations import find_migrations
 
-__all__ = ["Explanation", "describe_fields", "explain", "rebuilt_count", "variant_values"]
+__all__ = ["Explanation", "describe_fields", "explain", "variant_values"]
 
 
 def _specs(count: int) -> str:
@@ -96,24 +87,6 @@ def _stack_lines(changed: list[SpecChange]) -> list[Sentence]:
     return lines
 
 
-def _facts(entries: Iterable[Entry]) -> list[tuple[str, Configuration, str]]:
-    return [(e.hash, configuration_of(e), version_of(e.versions)) for e in entries]
-
-
-def rebuilt_count(removed: Iterable[Entry], added: Iterable[Entry]) -> int:
-    """How many removed specs are rebuilt, paired one to one with an added spec of the same
-    configuration and version (SPEC section 2a), without classifying the rest (read from the
-    entries, as `Spec.from_entry` would normalise them: a history counts without explaining)."""
-    gone = Counter(map(_built_as, removed))
-    came = Counter(map(_built_as, added))
-    return sum(min(count, came[key]) for key, count in gone.items())
-
-
-def _built_as(entry: Entry) -> tuple[Configuration, str]:
-    """What a rebuilt spec keeps: its configuration and its version."""
-    return configuration_of(entry), version_of(entry.versions)
-
-
 class Explanation(NamedTuple):
     """Why one package's specs were added and removed (one record each), what changed for its
     specs kept, the variant values on one side only, and the compilers and variants its pages
@@ -124,6 +97,7 @@ class Explanation(NamedTuple):
     spellings: Spellings = ()
     variants_added: tuple[str, ...] = ()
     variants_removed: tuple[str, ...] = ()
+    rebuilt: int = 0  # removed specs rebuilt
 
 
 def variant_values(
@@ -137,24 +111,30 @@ def variant_values(
 
 
 def explain(
-    removed: list[Entry],
-    added: list[Entry],
+    removed: list[str],
+    added: list[str],
     old: PageEntries,
     new: PageEntries,
     changed: list[SpecChange],
 ) -> Explanation:
-    """Why one package's specs were added and removed, what changed for specs it kept, its
-    variant values on one side only, and how its pages write compilers and variants.
+    """Why one package's specs were added and removed (hashes), what changed for specs it kept,
+    its variant values on one side only, and how its pages write compilers and variants.
 
     Every removed and added spec lands in exactly one record; `old` and `new` are the
     package's entries on each side, whose configurations and versions the records refer to.
     """
-    kept = tuple(_stack_lines(changed))
+    kept = tuple(_stack_lines(changed)) if changed else ()
     if not (removed or added or any(change.fields for change in changed)):
         return Explanation(kept=kept)
-    side_old, side_new = old.versions_by_configuration(), new.versions_by_configuration()
+    built_old, built_new = built_as(old), built_as(new)
+    side_old = versions_by_configuration(built_old.values())
+    side_new = versions_by_configuration(built_new.values())
     spelling = old.spellings() | new.spellings()
     variants_added, variants_removed = variant_values(side_old, side_new)
-    facts = find_migrations(classify(_facts(removed), _facts(added), side_old, side_new))
-    changes = describe(facts, side_old, side_new, spelling)
-    return Explanation(changes, kept, renamed(spelling), variants_added, variants_removed)
+    gone = list(zip(removed, map(built_old.__getitem__, removed), strict=True))
+    came = list(zip(added, map(built_new.__getitem__, added), strict=True))
+    facts = classify(gone, came, side_old, side_new)
+    # what `builtas.rebuilt_count` counts: specs paired by configuration and version
+    rebuilt = sum(len(fact.specs_old) for fact in facts if fact.kind == "rebuilt")
+    changes = describe(find_migrations(facts), side_old, side_new, spelling)
+    return Explanation(changes, kept, renamed(spelling), variants_added, variants_removed, rebuilt)

@@ -9,7 +9,8 @@ from ..errors import UsageError
 from ..model import Entry, Page, PageEntries, Spec, written_as
 from ..report import FieldChange, PackageChange, Sentence, SpecChange
 from ..versions import Bump, BumpKind, bump_kind, sort_versions, version_key
-from .explain import Explanation, describe_fields, explain, rebuilt_count
+from .builtas import built_of, rebuilt_count
+from .explain import Explanation, describe_fields, explain
 
 __all__ = ["Asked", "Key", "Moves", "package_change", "page_entries"]
 
@@ -105,22 +106,25 @@ def _specs(
     `package` field), and is reported as changed by both packages."""
     (tag, name), (moved_from, moved_to) = key, moves
     added, removed, changed = [], [], []
+    old_hashes, new_hashes = old.hashes(), new.hashes()
     for digest in new.differing(old):  # entries equal as read are equal
-        if digest not in old:
-            came = moved_from.get((tag, digest))
-            if came is None:
-                added.append(digest)
-            elif (change := _spec_change(*came, name, new[digest], asked)) is not None:
-                changed.append(change)
-        elif (change := _spec_change(name, old[digest], name, new[digest], asked)) is not None:
+        if digest in old_hashes:
+            change = _spec_change(name, old[digest], name, new[digest], asked)
+        elif moved_from and (came := moved_from.get((tag, digest))) is not None:
+            change = _spec_change(*came, name, new[digest], asked)
+        else:
+            added.append(digest)
+            continue
+        if change is not None:
             changed.append(change)
     for digest in old.differing(new):
-        if digest not in new:
-            went = moved_to.get((tag, digest))
-            if went is None:
-                removed.append(digest)
-            elif (change := _spec_change(name, old[digest], *went, asked)) is not None:
+        if digest in new_hashes:
+            continue  # a spec changed: found above
+        if moved_to and (went := moved_to.get((tag, digest))) is not None:
+            if (change := _spec_change(name, old[digest], *went, asked)) is not None:
                 changed.append(change)
+        else:
+            removed.append(digest)
     changed.sort(key=lambda c: c.hash)
     return added, removed, changed
 
@@ -141,11 +145,13 @@ def package_change(
     added, removed, changed = _specs(key, old_entries, new_entries, moves, asked)
     if old is not None and new is not None and not (added or removed or changed):
         return None
-    removed_entries = [old_entries[h] for h in removed]
-    added_entries = [new_entries[h] for h in added]
-    explained = Explanation()
     if describe:
-        explained = explain(removed_entries, added_entries, old_entries, new_entries, changed)
+        explained = explain(removed, added, old_entries, new_entries, changed)
+        rebuilt = explained.rebuilt
+    else:
+        explained = Explanation()
+        gone = built_of(old_entries[h] for h in removed)
+        rebuilt = rebuilt_count(gone, built_of(new_entries[h] for h in added))
     old_set, new_set = old_entries.versions, new_entries.versions
     versions_old, versions_new = sort_versions(old_set), sort_versions(new_set)
     stacks_old = {s for s in old_entries.stacks if asked(s)}
@@ -166,7 +172,7 @@ def package_change(
         stacks_removed=tuple(sorted(stacks_old - stacks_new)),
         changes=explained.changes,
         kept=explained.kept,
-        rebuilt=rebuilt_count(removed_entries, added_entries),
+        rebuilt=rebuilt,
         spellings=explained.spellings,
         # variant values of a package on both sides (one added or removed has every value new)
         variants_added=explained.variants_added if old and new else (),
