@@ -12,7 +12,7 @@ what is wrong; both ways give the same entries.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, KeysView, Mapping
+from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from itertools import chain
 from operator import attrgetter, itemgetter
 from typing import Any
@@ -148,6 +148,12 @@ class Entries(Mapping[str, Entry]):
     def hashes(self) -> KeysView[str]:
         """The hashes, as a set-like view."""
         return self._by_hash.keys()
+
+    def values(self) -> ValuesView[Entry]:  # the dict's own views: iterated in C
+        return self._by_hash.values()
+
+    def items(self) -> ItemsView[str, Entry]:
+        return self._by_hash.items()
 
     def differing(self, other: PageEntries) -> list[str]:
         """Our entries that `other` lacks or holds otherwise as read, sorted by hash."""
