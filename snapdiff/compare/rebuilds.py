@@ -24,19 +24,24 @@ _NONE: frozenset[str] = frozenset()
 _NAME, _DEPS = attrgetter("name"), attrgetter("deps")
 _BINARY, _EXTERNAL = attrgetter("binary"), attrgetter("external")
 _TRIGGERS, _LINKED, _LEAVES = itemgetter(0), itemgetter(1), itemgetter(2)
+_NOTHING: Reach = (_NONE, _NONE, False)  # an edge to a record `OLD` holds, or closing a cycle
+_OUTSIDE: Reach = (_NONE, _NONE, True)  # an edge to a hash no rebuilt spec has
 
 
 class _Walk:
     """One memoised depth-first walk down the new edges of the rebuilt specs with no own change:
     each spec finished once, from its dependencies' results (linear in specs and edges)."""
 
-    def __init__(self, new: Nodes, old: set[str], rebuilt: set[str], triggers: set[str]):
-        self.new, self.old, self.rebuilt, self.triggers = new, old, rebuilt, triggers
+    def __init__(self, new: Nodes, old: Nodes, rebuilt: set[str], triggers: set[str]):
+        self.new, self.rebuilt, self.triggers = new, rebuilt, triggers
         self.todo = rebuilt - triggers  # the specs the walk finishes, until it does
-        self.done: dict[str, Reach] = {}
         self.cycles: list[tuple[str, str]] = []  # edges that close a cycle: left out
+        # what each hash an edge names brings: nothing (a record `old` holds), a trigger (by a
+        # link/run edge or not), or the reach of a spec finished
+        self.reach: dict[str, Reach] = dict.fromkeys(old, _NOTHING)
+        self.reach.update((t, (frozenset((t,)), frozenset((t,)), False)) for t in triggers)
         self._sets: dict[frozenset[str], frozenset[str]] = {_NONE: _NONE}
-        self._reaches: dict[Reach, Reach] = {}
+        self._reaches: dict[tuple[frozenset[Reach], frozenset[Reach]], Reach] = {}
         # by id of a tuple of edge kinds (shared by records alike, alive with them): link/run
         self._links: dict[int, tuple[bool, ...]] = {}
 
@@ -60,31 +65,35 @@ class _Walk:
                 path.pop()
                 on_path.discard(digest)
                 self.todo.discard(digest)
-                self.done[digest] = self._finish(digest)
+                self.reach[digest] = self._finish(digest)
 
     def _finish(self, digest: str) -> Reach:
-        """A spec's reach from its new edges' targets, with set algebra in C: triggers it names,
-        and the reaches of finished specs (a spec not finished closes a cycle: left out)."""
+        """A spec's reach from what its edges bring: one look-up per edge, and the unions once
+        per distinct combination of reaches (a spec not finished closes a cycle: left out)."""
         node = self.new[digest]
-        fresh = set(node.deps).difference(self.old)  # the targets of new edges
+        reaches = list(map(self.reach.get, node.deps))
+        if None in reaches:  # a hash not finished (a cycle) or of no record (outside the index)
+            reaches = [
+                self._outside(d) if r is None else r
+                for d, r in zip(node.deps, reaches, strict=True)
+            ]
         links = self._links.get(id(node.kinds))
         if links is None:
             links = self._links[id(node.kinds)] = tuple(kind[3] for kind in node.kinds)
-        linked_to = fresh.intersection(compress(node.deps, links))
-        below = list(filter(None, map(self.done.get, fresh)))
-        named = fresh.intersection(self.triggers)
-        found = named.union(*map(_TRIGGERS, below))
-        linked = named.intersection(linked_to).union(
-            *map(_LINKED, filter(None, map(self.done.get, linked_to)))
-        )
-        leaves = not self.rebuilt.issuperset(fresh) or any(map(_LEAVES, below))
-        reach = (self._one(found), self._one(linked), leaves)
-        return self._reaches.setdefault(reach, reach)
+        key = (frozenset(reaches), frozenset(compress(reaches, links)))
+        reach = self._reaches.get(key)
+        if reach is None:
+            found = self._one(_NONE.union(*map(_TRIGGERS, key[0])))
+            linked = self._one(_NONE.union(*map(_LINKED, key[1])))
+            reach = self._reaches[key] = (found, linked, any(map(_LEAVES, key[0])))
+        return reach
 
-    def _one(self, found: set[str]) -> frozenset[str]:
+    def _outside(self, digest: str) -> Reach:
+        return _NOTHING if digest in self.rebuilt else _OUTSIDE
+
+    def _one(self, found: frozenset[str]) -> frozenset[str]:
         """One object per distinct set of triggers: most specs share a few."""
-        frozen = frozenset(found)
-        return self._sets.setdefault(frozen, frozen)
+        return self._sets.setdefault(found, found)
 
 
 Spread = tuple[tuple[str, ...], tuple[tuple[str, int], ...]]
@@ -115,7 +124,7 @@ class _Reached:
 
     def __init__(self, walk: _Walk, specs: list[str], new: Graph):
         groups: defaultdict[Reach, list[str]] = defaultdict(list)
-        for digest, reach in zip(specs, map(walk.done.__getitem__, specs), strict=True):
+        for digest, reach in zip(specs, map(walk.reach.__getitem__, specs), strict=True):
             groups[reach].append(digest)
         self.cascade: dict[str, list[list[str]]] = {t: [] for t in walk.triggers}
         self.build_only: dict[str, list[list[str]]] = {t: [] for t in walk.triggers}
@@ -136,7 +145,7 @@ class _Reached:
 
 def _cascades(walk: _Walk, specs: list[str], pairs: Mapping[str, str], new: Nodes) -> list[Cascade]:
     """The rebuilt specs (sorted) that reach a trigger, each with its causes sorted."""
-    reaches = list(map(walk.done.__getitem__, specs))
+    reaches = list(map(walk.reach.__getitem__, specs))
     ordered = {r[0]: tuple(sorted(r[0])) for r in set(reaches)}
     caused = list(compress(specs, map(_TRIGGERS, reaches)))
     causes = map(ordered.__getitem__, filter(None, map(_TRIGGERS, reaches)))
@@ -211,7 +220,7 @@ def rebuild_causes(old: Graph, new: Graph) -> tuple[Rebuilds, tuple[str, ...]]:
     """The causes of every rebuild between two sides' graphs, and warnings (cycles left out)."""
     pairs = pair_predecessors(old.nodes, new.nodes)
     own = _triggers(pairs, old.nodes, new.nodes)
-    walk = _Walk(new.nodes, set(old.nodes), set(pairs), set(own))
+    walk = _Walk(new.nodes, old.nodes, set(pairs), set(own))
     specs = sorted(walk.todo)  # every rebuilt spec with no own change
     for digest in specs:
         if digest in walk.todo:
