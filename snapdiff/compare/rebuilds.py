@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from itertools import chain, compress
 from operator import attrgetter, itemgetter, not_, or_
+from typing import cast
 
 from ..model import Graph, Node
 from ..report import Cascade, MissingDependency, Rebuilds, Trigger
@@ -71,11 +72,12 @@ class _Walk:
         """A spec's reach from what its edges bring: one look-up per edge, and the unions once
         per distinct combination of reaches (a spec not finished closes a cycle: left out)."""
         node = self.new[digest]
-        reaches = list(map(self.reach.get, node.deps))
-        if None in reaches:  # a hash not finished (a cycle) or of no record (outside the index)
+        brought = list(map(self.reach.get, node.deps))
+        reaches = cast(list[Reach], brought)
+        if None in brought:  # a hash not finished (a cycle) or of no record (outside the index)
             reaches = [
                 self._outside(d) if r is None else r
-                for d, r in zip(node.deps, reaches, strict=True)
+                for d, r in zip(node.deps, brought, strict=True)
             ]
         links = self._links.get(id(node.kinds))
         if links is None:
