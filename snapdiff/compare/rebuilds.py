@@ -3,10 +3,12 @@ hash-scheme and unexplained rest, and binaries the new cache lacks. No I/O."""
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, replace
-from operator import attrgetter
+from dataclasses import replace
+from itertools import chain, compress
+from operator import attrgetter, itemgetter, not_, or_
+from typing import cast
 
 from ..model import Graph, Node
 from ..report import Cascade, MissingDependency, Rebuilds, Trigger
@@ -15,35 +17,38 @@ from .predecessors import OwnChanges, own_changes, pair_predecessors
 __all__ = ["narrow_rebuilds", "rebuild_causes"]
 
 Nodes = Mapping[str, Node]
+# What a rebuilt spec with no own change reaches by new edges: the triggers (by any path, by
+# link/run paths only), and whether a path leaves the index's rebuilt specs. One object per
+# distinct value: 10^5 specs share a few hundred.
+Reach = tuple[frozenset[str], frozenset[str], bool]
 _NONE: frozenset[str] = frozenset()
-_NAME = attrgetter("name")
-
-
-@dataclass(frozen=True, slots=True)
-class _Reach:
-    """What a rebuilt spec with no own change reaches by new edges: the triggers (by any path,
-    by link/run paths only), and whether a path leaves the index's rebuilt specs."""
-
-    triggers: frozenset[str]
-    linked: frozenset[str]
-    leaves: bool
+_NAME, _DEPS = attrgetter("name"), attrgetter("deps")
+_BINARY, _EXTERNAL = attrgetter("binary"), attrgetter("external")
+_TRIGGERS, _LINKED, _LEAVES = itemgetter(0), itemgetter(1), itemgetter(2)
+_NOTHING: Reach = (_NONE, _NONE, False)  # an edge to a record `OLD` holds, or closing a cycle
+_OUTSIDE: Reach = (_NONE, _NONE, True)  # an edge to a hash no rebuilt spec has
 
 
 class _Walk:
     """One memoised depth-first walk down the new edges of the rebuilt specs with no own change:
     each spec finished once, from its dependencies' results (linear in specs and edges)."""
 
-    def __init__(self, new: Nodes, old: Nodes, rebuilt: Mapping[str, str], triggers: set[str]):
-        self.new, self.old, self.rebuilt, self.triggers = new, old, rebuilt, triggers
-        self.done: dict[str, _Reach] = {}
+    def __init__(self, new: Nodes, old: Nodes, rebuilt: set[str], triggers: set[str]):
+        self.new, self.rebuilt, self.triggers = new, rebuilt, triggers
+        self.todo = rebuilt - triggers  # the specs the walk finishes, until it does
         self.cycles: list[tuple[str, str]] = []  # edges that close a cycle: left out
+        # what each hash an edge names brings: nothing (a record `old` holds), a trigger (by a
+        # link/run edge or not), or the reach of a spec finished
+        self.reach: dict[str, Reach] = dict.fromkeys(old, _NOTHING)
+        self.reach.update((t, (frozenset((t,)), frozenset((t,)), False)) for t in triggers)
         self._sets: dict[frozenset[str], frozenset[str]] = {_NONE: _NONE}
+        self._reaches: dict[tuple[frozenset[Reach], frozenset[Reach]], Reach] = {}
+        # by id of a tuple of edge kinds (shared by records alike, alive with them): link/run
+        self._links: dict[int, tuple[bool, ...]] = {}
 
     def _below(self, digest: str) -> Iterator[str]:
-        """The rebuilt specs with no own change that a spec's new edges name."""
-        for target in self.new[digest].deps:
-            if target in self.rebuilt and target not in self.triggers and target not in self.done:
-                yield target
+        """The specs not finished yet that a spec's edges name (filtered in C, in edge order)."""
+        return filter(self.todo.__contains__, self.new[digest].deps)
 
     def visit(self, root: str) -> None:
         """Finish `root` and everything below it not finished yet."""
@@ -53,43 +58,44 @@ class _Walk:
             for target in below:
                 if target in on_path:
                     self.cycles.append((digest, target))
-                elif target not in self.done:
+                else:
                     on_path.add(target)
                     path.append((target, self._below(target)))
                     break
             else:
                 path.pop()
                 on_path.discard(digest)
-                self.done[digest] = self._finish(digest)
+                self.todo.discard(digest)
+                self.reach[digest] = self._finish(digest)
 
-    def _finish(self, digest: str) -> _Reach:
-        found: set[str] = set()
-        linked: set[str] = set()
-        leaves = False
+    def _finish(self, digest: str) -> Reach:
+        """A spec's reach from what its edges bring: one look-up per edge, and the unions once
+        per distinct combination of reaches (a spec not finished closes a cycle: left out)."""
         node = self.new[digest]
-        for kind, target in zip(node.kinds, node.deps, strict=True):
-            if target in self.old:
-                continue  # not a new edge
-            if target in self.triggers:
-                found.add(target)
-                if kind[3]:  # a link or run edge
-                    linked.add(target)
-            elif target in self.rebuilt:
-                reach = self.done.get(target)
-                if reach is None:
-                    continue  # the edge closes a cycle: warned, left out
-                found |= reach.triggers
-                leaves = leaves or reach.leaves
-                if kind[3]:
-                    linked |= reach.linked
-            else:
-                leaves = True  # a record not in the index, or a new build: the cause is outside
-        return _Reach(self._one(found), self._one(linked), leaves)
+        brought = list(map(self.reach.get, node.deps))
+        reaches = cast(list[Reach], brought)
+        if None in brought:  # a hash not finished (a cycle) or of no record (outside the index)
+            reaches = [
+                self._outside(d) if r is None else r
+                for d, r in zip(node.deps, brought, strict=True)
+            ]
+        links = self._links.get(id(node.kinds))
+        if links is None:
+            links = self._links[id(node.kinds)] = tuple(kind[3] for kind in node.kinds)
+        key = (frozenset(reaches), frozenset(compress(reaches, links)))
+        reach = self._reaches.get(key)
+        if reach is None:
+            found = self._one(_NONE.union(*map(_TRIGGERS, key[0])))
+            linked = self._one(_NONE.union(*map(_LINKED, key[1])))
+            reach = self._reaches[key] = (found, linked, any(map(_LEAVES, key[0])))
+        return reach
 
-    def _one(self, found: set[str]) -> frozenset[str]:
+    def _outside(self, digest: str) -> Reach:
+        return _NOTHING if digest in self.rebuilt else _OUTSIDE
+
+    def _one(self, found: frozenset[str]) -> frozenset[str]:
         """One object per distinct set of triggers: most specs share a few."""
-        frozen = frozenset(found)
-        return self._sets.setdefault(frozen, frozen)
+        return self._sets.setdefault(found, found)
 
 
 Spread = tuple[tuple[str, ...], tuple[tuple[str, int], ...]]
@@ -114,43 +120,80 @@ def _spread(digest: str, groups: Iterable[tuple[set[str], Counter[str]]], new: G
     return tuple(sorted(stacks)), tuple(sorted(packages.items(), key=lambda n: (-n[1], n[0])))
 
 
+class _Reached:
+    """What the walk concluded, gathered per trigger a group of specs at a time: the specs of
+    each distinct reach (a few hundred groups for 10^5 specs), each group sorted by hash."""
+
+    def __init__(self, walk: _Walk, specs: list[str], new: Graph):
+        groups: defaultdict[Reach, list[str]] = defaultdict(list)
+        for digest, reach in zip(specs, map(walk.reach.__getitem__, specs), strict=True):
+            groups[reach].append(digest)
+        self.cascade: dict[str, list[list[str]]] = {t: [] for t in walk.triggers}
+        self.build_only: dict[str, list[list[str]]] = {t: [] for t in walk.triggers}
+        self.parts: dict[str, list[tuple[set[str], Counter[str]]]] = {t: [] for t in walk.triggers}
+        self.scheme: list[str] = []
+        self.unexplained: list[str] = []
+        for (causes, linked, leaves), group in groups.items():
+            if not causes:
+                (self.unexplained if leaves else self.scheme).extend(group)
+                continue
+            part = _group(group, new)
+            for cause in causes:
+                self.cascade[cause].append(group)
+                self.parts[cause].append(part)
+                if cause not in linked:
+                    self.build_only[cause].append(group)
+
+
+def _cascades(walk: _Walk, specs: list[str], pairs: Mapping[str, str], new: Nodes) -> list[Cascade]:
+    """The rebuilt specs (sorted) that reach a trigger, each with its causes sorted."""
+    reaches = list(map(walk.reach.__getitem__, specs))
+    ordered = {r[0]: tuple(sorted(r[0])) for r in set(reaches)}
+    caused = list(compress(specs, map(_TRIGGERS, reaches)))
+    causes = map(ordered.__getitem__, filter(None, map(_TRIGGERS, reaches)))
+    names = map(_NAME, map(new.__getitem__, caused))
+    return list(map(Cascade, caused, names, map(pairs.__getitem__, caused), causes))
+
+
 def _trigger(
-    digest: str,
-    predecessor: str,
-    own: OwnChanges,
-    cascade: list[str],
-    build_only: set[str],
-    spread: Spread,
-    new: Graph,
+    digest: str, pairs: Mapping[str, str], own: OwnChanges, reached: _Reached, new: Graph
 ) -> Trigger:
-    stacks, packages = spread
+    stacks, packages = _spread(digest, reached.parts[digest], new)
     return Trigger(
         digest,
         new.nodes[digest].name,
-        predecessor,
+        pairs[digest],
         own.changes,
         own.before,
         own.after,
-        tuple(sorted(cascade)),
-        tuple(sorted(build_only)),
+        tuple(sorted(chain.from_iterable(reached.cascade[digest]))),
+        tuple(sorted(chain.from_iterable(reached.build_only[digest]))),
         stacks,
         packages,
         new.nodes[digest].version,
     )
 
 
+def _held(nodes: Nodes) -> set[str]:
+    """The hashes of the records that hold a binary or are externals."""
+    return set(
+        compress(nodes, map(or_, map(_BINARY, nodes.values()), map(_EXTERNAL, nodes.values())))
+    )
+
+
 def _missing(nodes: Nodes, among: Callable[[str], bool]) -> dict[tuple[str, str], str]:
     """(spec, dependency hash) -> dependency name of every binary spec (of those asked) whose
     link or run dependency no record holds, neither as a binary nor as an external."""
+    held = _held(nodes)
     found = {}
-    for digest, node in nodes.items():
+    # the records with an edge to a hash not held (a set test in C each), then their edges
+    for digest, node in compress(
+        nodes.items(), map(not_, map(held.issuperset, map(_DEPS, nodes.values())))
+    ):
         if not node.binary or not among(digest):
             continue
         for kind, target in zip(node.kinds, node.deps, strict=True):
-            if not kind[3]:
-                continue  # a build-only edge
-            held = nodes.get(target)
-            if held is None or not (held.binary or held.external):
+            if kind[3] and target not in held:  # a link or run edge
                 found[digest, target] = kind[0]
     return found
 
@@ -165,52 +208,33 @@ def _missing_dependencies(old: Nodes, new: Nodes) -> tuple[MissingDependency, ..
     return tuple(sorted(found, key=lambda m: (not m.new, m.hash, m.dependency)))
 
 
+def _triggers(pairs: Mapping[str, str], old: Nodes, new: Nodes) -> dict[str, OwnChanges]:
+    """The rebuilt specs with an own change, and what they changed."""
+    found = {}
+    for digest, predecessor in pairs.items():
+        own = own_changes(new[digest], old[predecessor], old)
+        if own.changes:
+            found[digest] = own
+    return found
+
+
 def rebuild_causes(old: Graph, new: Graph) -> tuple[Rebuilds, tuple[str, ...]]:
     """The causes of every rebuild between two sides' graphs, and warnings (cycles left out)."""
     pairs = pair_predecessors(old.nodes, new.nodes)
-    own = {d: own_changes(new.nodes[d], old.nodes[p], old.nodes) for d, p in pairs.items()}
-    triggers = {digest for digest, changes in own.items() if changes.changes}
-    walk = _Walk(new.nodes, old.nodes, pairs, triggers)
-    for digest in sorted(pairs):
-        if digest not in triggers and digest not in walk.done:
+    own = _triggers(pairs, old.nodes, new.nodes)
+    walk = _Walk(new.nodes, old.nodes, set(pairs), set(own))
+    specs = sorted(walk.todo)  # every rebuilt spec with no own change
+    for digest in specs:
+        if digest in walk.todo:
             walk.visit(digest)
-    cascade: dict[str, list[str]] = {digest: [] for digest in triggers}
-    build_only: dict[str, set[str]] = {digest: set() for digest in triggers}
-    cascades: list[Cascade] = []
-    scheme: list[str] = []
-    unexplained: list[str] = []
-    # the specs of each distinct (triggers, link/run triggers): a few thousand sets are shared
-    # by 10^5 specs, so each trigger's cascade grows a group at a time
-    groups: dict[tuple[frozenset[str], frozenset[str]], list[str]] = {}
-    ordered: dict[frozenset[str], tuple[str, ...]] = {}
-    for digest in sorted(walk.done):
-        reach = walk.done[digest]
-        if reach.triggers:
-            causes = ordered.get(reach.triggers)
-            if causes is None:
-                causes = ordered[reach.triggers] = tuple(sorted(reach.triggers))
-            cascades.append(Cascade(digest, new.nodes[digest].name, pairs[digest], causes))
-            groups.setdefault((reach.triggers, reach.linked), []).append(digest)
-        else:
-            (unexplained if reach.leaves else scheme).append(digest)
-    parts: dict[str, list[tuple[set[str], Counter[str]]]] = {digest: [] for digest in triggers}
-    for (causes_of, linked), specs in groups.items():
-        part = _group(specs, new)
-        for cause in causes_of:
-            cascade[cause].extend(specs)
-            parts[cause].append(part)
-            if cause not in linked:
-                build_only[cause].update(specs)
-    found = [
-        _trigger(d, pairs[d], own[d], cascade[d], build_only[d], _spread(d, parts[d], new), new)
-        for d in sorted(triggers)
-    ]
+    reached = _Reached(walk, specs, new)
+    found = [_trigger(d, pairs, own[d], reached, new) for d in own]
     found.sort(key=lambda t: (-len(t.cascade), t.name, t.hash))
     rebuilds = Rebuilds(
         tuple(found),
-        tuple(cascades),
-        tuple(scheme),
-        tuple(unexplained),
+        tuple(_cascades(walk, specs, pairs, new.nodes)),
+        tuple(sorted(reached.scheme)),
+        tuple(sorted(reached.unexplained)),
         _missing_dependencies(old.nodes, new.nodes),
     )
     return rebuilds, _cycle_warnings(walk.cycles)
