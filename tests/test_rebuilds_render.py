@@ -141,8 +141,9 @@ def test_pages_say_nothing_about_causes(
 ) -> None:
     code, out, _ = run([V1, V2, "--format", form], capsys)
     assert code == 0 and out
+    said = out.replace(V1, "OLD").replace(V2, "NEW").lower()  # a checkout's path may say anything
     for words in ("why specs were rebuilt", "cause", "binaries", "hash scheme", "build dep"):
-        assert words not in out.lower()
+        assert words not in said
     markdown = render_markdown(report(tmp_path, None))
     assert "Why specs were rebuilt" not in markdown and "cause" not in markdown
 
