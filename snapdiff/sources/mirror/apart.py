@@ -50,7 +50,8 @@ class _Side(msgspec.Struct, array_like=True):
     fields: list[list[int]]  # a column per field of `_NODE_VALUES`, a row per node
     external: list[bool]
     binary: list[bool]
-    edge_kinds: list[list[int]]  # per node: its edges' kinds, numbers into `kinds`
+    kind_tuples: list[list[int]]  # each distinct tuple of a record's edge kinds (into `kinds`)
+    edge_kinds: list[int]  # per node: its edges' kinds, a number into `kind_tuples`
     deps: list[list[int]]  # per node: its edges' hashes
     records: tuple[list[int], list[int]]  # binaries' hashes, their page entry's variants
     held: tuple[list[int], list[int]]
@@ -89,6 +90,9 @@ def _encode(read: Read) -> bytes:
     numbers = {value: at for at, value in enumerate(values)}.__getitem__
     kinds = list(read.intern.kinds.values())
     kind_numbers = {id(kind): at for at, kind in enumerate(kinds)}.__getitem__
+    of_nodes = list(map(attrgetter("kinds"), nodes))  # shared by records alike: by id
+    tuples = dict(zip(map(id, of_nodes), of_nodes, strict=True))
+    tuple_numbers = {key: at for at, key in enumerate(tuples)}.__getitem__
     side = _Side(
         values,
         kinds,
@@ -96,7 +100,8 @@ def _encode(read: Read) -> bytes:
         [list(map(numbers, column)) for column in columns],
         list(map(attrgetter("external"), nodes)),
         list(map(attrgetter("binary"), nodes)),
-        [list(map(kind_numbers, map(id, node.kinds))) for node in nodes],
+        [list(map(kind_numbers, map(id, found))) for found in tuples.values()],
+        list(map(tuple_numbers, map(id, of_nodes))),
         [list(map(numbers, node.deps)) for node in nodes],
         _columns(read.records, numbers),
         _columns(read.held, numbers),
@@ -115,7 +120,8 @@ def _decode(message: bytes) -> Read:
         return list(map(value, numbers))
 
     fields = [spelled(column) for column in side.fields]
-    edges = map(tuple, map(map, repeat(kind), side.edge_kinds))
+    tuples = [tuple(map(kind, numbers)) for numbers in side.kind_tuples]
+    edges = map(tuples.__getitem__, side.edge_kinds)
     deps = map(tuple, map(map, repeat(value), side.deps))
     made = map(Node, *fields, side.external, side.binary, edges, deps)
     read = Read(Interned())

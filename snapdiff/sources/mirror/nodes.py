@@ -71,6 +71,9 @@ class Interned:
     def __init__(self) -> None:
         self.seen: dict[Any, Any] = {}
         self.kinds: dict[tuple[str, EdgeParameters | None], EdgeKind] = {}
+        # each distinct tuple of a record's edge kinds once, by the kinds' ids (records of a
+        # package alike share it; the kinds live as long as `kinds`)
+        self.kind_tuples: dict[tuple[int, ...], tuple[EdgeKind, ...]] = {}
         self.variant_sets: dict[bytes, _Variants] = {}  # by the record's raw `parameters`
         self.arches: dict[Arch | None, tuple[str, str, str]] = {}
         self.providers: dict[tuple[str, str], str] = {}  # a compiler edge's (name, hash): spelling
@@ -168,7 +171,7 @@ class Interned:
         if None in hashes or not all(map(lt, names, islice(names, 1, None))):
             return (*self._sorted(spec), False)  # not sorted by name, or a name twice
         found = cast(list[EdgeKind], kinds)  # none missing now
-        return tuple(found), tuple(map(self.seen.setdefault, hashes, hashes)), True
+        return self._shared(found), tuple(map(self.seen.setdefault, hashes, hashes)), True
 
     def _kind(self, name: str, parameters: EdgeParameters) -> EdgeKind:
         deptypes, virtuals = self(parameters.deptypes), self(parameters.virtuals)
@@ -195,4 +198,8 @@ class Interned:
             found[key] = kind
         keys = sorted(found)
         hashes = list(map(_HASH_OF, keys))
-        return tuple(map(found.__getitem__, keys)), tuple(map(self.seen.setdefault, hashes, hashes))
+        kinds = list(map(found.__getitem__, keys))
+        return self._shared(kinds), tuple(map(self.seen.setdefault, hashes, hashes))
+
+    def _shared(self, kinds: list[EdgeKind]) -> tuple[EdgeKind, ...]:
+        return self.kind_tuples.setdefault(tuple(map(id, kinds)), tuple(kinds))
