@@ -209,6 +209,8 @@ class ApartSource:
         self.apart = Apart(lambda: read_indexes(indexes, options.progress))
 
     def source(self) -> IndexSource:
+        # said here too: the line the child rewrote is this process's to clear at the end
+        self.options.progress(f"{self.arg}: reading its records beside the other side")
         return IndexSource(self.arg, self.apart.join(), self.options)
 
     def cancel(self) -> None:
