@@ -11,7 +11,14 @@ from typing import Any
 from ..model import Configuration, Entry, PageEntries, configuration_from
 from ..versions import version_of
 
-__all__ = ["Built", "built_as", "built_of", "rebuilt_count", "versions_by_configuration"]
+__all__ = [
+    "Built",
+    "built_as",
+    "built_of",
+    "configuration_of",
+    "rebuilt_count",
+    "versions_by_configuration",
+]
 
 Built = tuple[Configuration, str]  # a spec's configuration and version
 # an entry's configuration fields as read, and its versions
@@ -31,6 +38,24 @@ class _Known(dict[tuple[Any, ...], Built]):
 
 
 _KNOWN = _Known()
+
+
+class _Configurations(dict[tuple[Any, ...], Configuration]):
+    """An entry's configuration fields as read -> its configuration, each worked out once."""
+
+    def __missing__(self, fields: tuple[Any, ...]) -> Configuration:
+        if len(self) > _MOST:
+            self.clear()
+        found = self[fields] = configuration_from(*fields)
+        return found
+
+
+_CONFIGURATIONS = _Configurations()
+
+
+def configuration_of(fields: tuple[Any, ...]) -> Configuration:
+    """The configuration of an entry's (os, platform, target, compiler, variants) as read."""
+    return _CONFIGURATIONS[fields]
 
 
 def built_of(entries: Iterable[Entry]) -> list[Built]:
