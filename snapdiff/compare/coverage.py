@@ -189,16 +189,26 @@ def _values(pages: Mapping[Key, Page], differing: list[Key], stacks: set[Key]) -
     return values
 
 
-def _written(pages: Mapping[Key, Page], differing: list[Key], key: Key) -> dict[str, str]:
-    """How the pages (of those that differ) holding a stack write their compilers and variants;
-    of several ways, the later page's."""
-    found: dict[str, str] = {}
-    for page_key in differing:
-        page = pages.get(page_key)
-        if page_key[0] != key[0] or page is None or page.entries is None:
+def _written(
+    pages: Mapping[Key, Page], differing: list[Key], named: Mapping[Key, set[str]]
+) -> dict[Key, dict[str, str]]:
+    """How the pages (of those that differ) holding each stack of `named` write the compilers
+    it names; of several ways, the later page's. One pass over the pages for every stack."""
+    found: dict[Key, dict[str, str]] = {key: {} for key in named}
+    tags = {tag for tag, _ in named}
+    for key in differing if tags else ():
+        page = pages.get(key)
+        if key[0] not in tags or page is None or page.entries is None:
             continue
-        if key[1] in page.entries.stacks:
-            found.update(page.entries.spellings())
+        stacks = [(key[0], s) for s in page.entries.stacks if (key[0], s) in found]
+        if not stacks:
+            continue
+        spelling = page.entries.spellings()
+        for stack in stacks:
+            into = found[stack]
+            for compiler in named[stack]:
+                if compiler in spelling:
+                    into[compiler] = spelling[compiler]
     return found
 
 
@@ -227,35 +237,39 @@ def stack_moves(
     the sets disjoint (SPEC section 2a). `coverage` is that of the differing pages on each
     side; `unchanged` counts the specs of each stack that pages equal on both sides hold (of a
     candidate, all with no compiler): such a stack can move on the compiler dimension only."""
-    moves = []
     before, after = coverage
     values_old = _values(old, differing, set(candidates))
     values_new = _values(new, differing, set(candidates))
+    found: list[tuple[Key, str, tuple[set[str], set[str], int, int], int]] = []
     for key in candidates:
         held = unchanged[key]  # the specs of unchanged pages, with no compiler on both sides
         if held:
             for values in (values_old, values_new):
                 values[key]["compiler"][NO_COMPILER] += held
         for dimension in ("compiler",) if held else MOVE_DIMENSIONS:
-            found = _moved(values_old[key][dimension], values_new[key][dimension], dimension)
-            if found is None:
-                continue
-            was, now, aside_old, aside_new = found
-            named = was | now if dimension == "compiler" else set()
-            spelling = {}
-            if named:  # compilers, as the pages of the stack write them
-                spelling = _written(old, differing, key) | _written(new, differing, key)
-            moves.append(
-                StackMove(
-                    *key,
-                    dimension,
-                    tuple(sorted(was)),
-                    tuple(sorted(now)),
-                    before[key][0] + held - aside_old,
-                    after[key][0] + held - aside_new,
-                    renamed({c: spelling.get(c, c) for c in named}),
-                    aside_old,
-                    aside_new,
-                )
+            moved = _moved(values_old[key][dimension], values_new[key][dimension], dimension)
+            if moved is not None:
+                found.append((key, dimension, moved, held))
+    # the compilers a move names, as the stack's pages write them (the new side's way first)
+    named = {
+        key: was | now for key, dimension, (was, now, _, _), _ in found if dimension == "compiler"
+    }
+    written_old, written_new = _written(old, differing, named), _written(new, differing, named)
+    moves = []
+    for key, dimension, (was, now, aside_old, aside_new), held in found:
+        spelling = written_old.get(key, {}) | written_new.get(key, {})
+        names = named[key] if dimension == "compiler" else set()
+        moves.append(
+            StackMove(
+                *key,
+                dimension,
+                tuple(sorted(was)),
+                tuple(sorted(now)),
+                before[key][0] + held - aside_old,
+                after[key][0] + held - aside_new,
+                renamed({c: spelling.get(c, c) for c in names}),
+                aside_old,
+                aside_new,
             )
+        )
     return moves
