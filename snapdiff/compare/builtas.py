@@ -15,7 +15,7 @@ __all__ = [
     "Built",
     "built_as",
     "built_of",
-    "configuration_of",
+    "known_configuration",
     "rebuilt_count",
     "versions_by_configuration",
 ]
@@ -24,20 +24,6 @@ Built = tuple[Configuration, str]  # a spec's configuration and version
 # an entry's configuration fields as read, and its versions
 _FIELDS = attrgetter("os", "platform", "target", "compiler", "variants", "versions")
 _MOST = 1 << 18  # distinct fields kept before starting afresh (a long history)
-
-
-class _Known(dict[tuple[Any, ...], Built]):
-    """Entry fields as read -> what they are built as, each worked out when first asked."""
-
-    def __missing__(self, fields: tuple[Any, ...]) -> Built:
-        if len(self) > _MOST:
-            self.clear()
-        *raw, versions = fields
-        found = self[fields] = (configuration_from(*raw), version_of(versions))
-        return found
-
-
-_KNOWN = _Known()
 
 
 class _Configurations(dict[tuple[Any, ...], Configuration]):
@@ -53,7 +39,20 @@ class _Configurations(dict[tuple[Any, ...], Configuration]):
 _CONFIGURATIONS = _Configurations()
 
 
-def configuration_of(fields: tuple[Any, ...]) -> Configuration:
+class _Known(dict[tuple[Any, ...], Built]):
+    """Entry fields as read -> what they are built as, each worked out when first asked."""
+
+    def __missing__(self, fields: tuple[Any, ...]) -> Built:
+        if len(self) > _MOST:
+            self.clear()
+        found = self[fields] = (_CONFIGURATIONS[fields[:-1]], version_of(fields[-1]))
+        return found
+
+
+_KNOWN = _Known()
+
+
+def known_configuration(fields: tuple[Any, ...]) -> Configuration:
     """The configuration of an entry's (os, platform, target, compiler, variants) as read."""
     return _CONFIGURATIONS[fields]
 

@@ -9,7 +9,7 @@ from typing import Any, NamedTuple
 
 from ..model import NO_COMPILER, NOTHING, Page, Tally, renamed
 from ..report import RootCount, StackChange, StackMove, Status
-from .builtas import configuration_of
+from .builtas import known_configuration
 
 __all__ = ["ROOT", "StackCoverage", "stack_coverage", "stack_moves"]
 
@@ -183,7 +183,7 @@ def _values(pages: Mapping[Key, Page], differing: list[Key], stacks: set[Key]) -
                 if split is None:
                     continue
                 if config is None:
-                    config = configuration_of(fields[:-1])
+                    config = known_configuration(fields[:-1])
                 for dimension in MOVE_DIMENSIONS:
                     split[dimension][str(getattr(config, dimension))] += count
     return values
