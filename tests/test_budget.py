@@ -239,3 +239,13 @@ def test_marker_digest_follows_content_not_sources(
     other = run([V1, V2, "--package", "py-jax"], capsys)[1].splitlines()[0]
     assert re.fullmatch(r"<!-- snapdiff report sha256:[0-9a-f]{32} -->", first)
     assert first == again and first != other
+
+
+def test_cutting_to_a_budget_leaves_the_whole_report_whole(renderer: MarkdownRenderer) -> None:
+    """The context is worked out once and only its sections cut per limit: rendering cut
+    versions in between leaves the uncut rendering as it was."""
+    whole = renderer()
+    budget = size(whole) // 3
+    assert size(renderer.fitted(budget)) <= budget
+    assert renderer({"stacks": 0, "bumps": 1}) != whole
+    assert renderer() == whole

@@ -11,12 +11,32 @@ from typing import Any
 from ..model import Configuration, Entry, PageEntries, configuration_from
 from ..versions import version_of
 
-__all__ = ["Built", "built_as", "built_of", "rebuilt_count", "versions_by_configuration"]
+__all__ = [
+    "Built",
+    "built_as",
+    "built_of",
+    "known_configuration",
+    "rebuilt_count",
+    "versions_by_configuration",
+]
 
 Built = tuple[Configuration, str]  # a spec's configuration and version
 # an entry's configuration fields as read, and its versions
 _FIELDS = attrgetter("os", "platform", "target", "compiler", "variants", "versions")
 _MOST = 1 << 18  # distinct fields kept before starting afresh (a long history)
+
+
+class _Configurations(dict[tuple[Any, ...], Configuration]):
+    """An entry's configuration fields as read -> its configuration, each worked out once."""
+
+    def __missing__(self, fields: tuple[Any, ...]) -> Configuration:
+        if len(self) > _MOST:
+            self.clear()
+        found = self[fields] = configuration_from(*fields)
+        return found
+
+
+_CONFIGURATIONS = _Configurations()
 
 
 class _Known(dict[tuple[Any, ...], Built]):
@@ -25,12 +45,16 @@ class _Known(dict[tuple[Any, ...], Built]):
     def __missing__(self, fields: tuple[Any, ...]) -> Built:
         if len(self) > _MOST:
             self.clear()
-        *raw, versions = fields
-        found = self[fields] = (configuration_from(*raw), version_of(versions))
+        found = self[fields] = (_CONFIGURATIONS[fields[:-1]], version_of(fields[-1]))
         return found
 
 
 _KNOWN = _Known()
+
+
+def known_configuration(fields: tuple[Any, ...]) -> Configuration:
+    """The configuration of an entry's (os, platform, target, compiler, variants) as read."""
+    return _CONFIGURATIONS[fields]
 
 
 def built_of(entries: Iterable[Entry]) -> list[Built]:

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from typing import NamedTuple
+from operator import attrgetter
+from typing import Any, NamedTuple
 
-from ..model import NO_COMPILER, NOTHING, Configuration, Page, Tally, renamed
+from ..model import NO_COMPILER, NOTHING, Page, Tally, renamed
 from ..report import RootCount, StackChange, StackMove, Status
+from .builtas import known_configuration
 
 __all__ = ["ROOT", "StackCoverage", "stack_coverage", "stack_moves"]
 
@@ -154,41 +156,60 @@ def stack_coverage(
 
 
 Values = dict[Key, dict[str, Counter[str]]]  # (tag, stack) -> dimension -> specs per value
-Written = dict[Key, dict[str, str]]  # (tag, stack) -> value -> as its pages write it
+# of an entry: its configuration's fields as read, with its stacks
+_BY_STACKS = attrgetter("os", "platform", "target", "compiler", "variants", "stacks")
 
 
-def _values(
-    pages: Mapping[Key, Page], differing: list[Key], stacks: set[Key]
-) -> tuple[Values, Written]:
+def _values(pages: Mapping[Key, Page], differing: list[Key], stacks: set[Key]) -> Values:
     """Per stack of `stacks` and per dimension, how many of its specs have each value over some
-    pages, and how those pages write their values (compilers, variants).
+    pages.
 
-    The configurations of a stack are counted over its pages first, then each distinct one is
-    split into its dimensions once: a stack's pages share most of their configurations."""
-    configurations: dict[Key, Counter[Configuration]] = {key: Counter() for key in stacks}
-    written: Written = {key: {} for key in stacks}
+    The entries of a tag's pages are tallied by configuration fields and stacks in one C-level
+    pass first, then each distinct tuple is split into its dimensions once: a tag's pages share
+    most of their configurations."""
     tags = {tag for tag, _ in stacks}
+    tallies: dict[str, Counter[tuple[Any, ...]]] = {}
     for key in differing:
         page = pages.get(key)
         if key[0] not in tags or page is None or page.entries is None:
             continue
-        if not any((key[0], stack) in configurations for stack, _ in page.stack_counts):
-            continue  # holds none of the stacks asked about
+        tallies.setdefault(key[0], Counter()).update(map(_BY_STACKS, page.entries.values()))
+    values: Values = {key: {d: Counter() for d in MOVE_DIMENSIONS} for key in stacks}
+    for tag, tally in tallies.items():
+        for fields, count in tally.items():
+            config = None
+            for name in set(fields[-1]):
+                split = values.get((tag, name))
+                if split is None:
+                    continue
+                if config is None:
+                    config = known_configuration(fields[:-1])
+                for dimension in MOVE_DIMENSIONS:
+                    split[dimension][str(getattr(config, dimension))] += count
+    return values
+
+
+def _written(
+    pages: Mapping[Key, Page], differing: list[Key], named: Mapping[Key, set[str]]
+) -> dict[Key, dict[str, str]]:
+    """How the pages (of those that differ) holding each stack of `named` write the compilers
+    it names; of several ways, the later page's. One pass over the pages for every stack."""
+    found: dict[Key, dict[str, str]] = {key: {} for key in named}
+    tags = {tag for tag, _ in named}
+    for key in differing if tags else ():
+        page = pages.get(key)
+        if key[0] not in tags or page is None or page.entries is None:
+            continue
+        stacks = [(key[0], s) for s in page.entries.stacks if (key[0], s) in found]
+        if not stacks:
+            continue
         spelling = page.entries.spellings()
-        for name, configs in page.entries.configurations_by_stack().items():
-            found = configurations.get((key[0], name))
-            if found is None:
-                continue
-            found.update(configs)
-            written[(key[0], name)].update(spelling)
-    values: Values = {}
-    for key, found in configurations.items():
-        split: dict[str, Counter[str]] = {d: Counter() for d in MOVE_DIMENSIONS}
-        for config, count in found.items():
-            for dimension in MOVE_DIMENSIONS:
-                split[dimension][str(getattr(config, dimension))] += count
-        values[key] = split
-    return values, written
+        for stack in stacks:
+            into = found[stack]
+            for compiler in named[stack]:
+                if compiler in spelling:
+                    into[compiler] = spelling[compiler]
+    return found
 
 
 def _moved(
@@ -216,33 +237,39 @@ def stack_moves(
     the sets disjoint (SPEC section 2a). `coverage` is that of the differing pages on each
     side; `unchanged` counts the specs of each stack that pages equal on both sides hold (of a
     candidate, all with no compiler): such a stack can move on the compiler dimension only."""
-    moves = []
     before, after = coverage
-    values_old, written_old = _values(old, differing, set(candidates))
-    values_new, written_new = _values(new, differing, set(candidates))
+    values_old = _values(old, differing, set(candidates))
+    values_new = _values(new, differing, set(candidates))
+    found: list[tuple[Key, str, tuple[set[str], set[str], int, int], int]] = []
     for key in candidates:
-        spelling = written_old[key] | written_new[key]
         held = unchanged[key]  # the specs of unchanged pages, with no compiler on both sides
         if held:
             for values in (values_old, values_new):
                 values[key]["compiler"][NO_COMPILER] += held
         for dimension in ("compiler",) if held else MOVE_DIMENSIONS:
-            found = _moved(values_old[key][dimension], values_new[key][dimension], dimension)
-            if found is None:
-                continue
-            was, now, aside_old, aside_new = found
-            named = was | now if dimension == "compiler" else set()
-            moves.append(
-                StackMove(
-                    *key,
-                    dimension,
-                    tuple(sorted(was)),
-                    tuple(sorted(now)),
-                    before[key][0] + held - aside_old,
-                    after[key][0] + held - aside_new,
-                    renamed({c: spelling.get(c, c) for c in named}),
-                    aside_old,
-                    aside_new,
-                )
+            moved = _moved(values_old[key][dimension], values_new[key][dimension], dimension)
+            if moved is not None:
+                found.append((key, dimension, moved, held))
+    # the compilers a move names, as the stack's pages write them (the new side's way first)
+    named = {
+        key: was | now for key, dimension, (was, now, _, _), _ in found if dimension == "compiler"
+    }
+    written_old, written_new = _written(old, differing, named), _written(new, differing, named)
+    moves = []
+    for key, dimension, (was, now, aside_old, aside_new), held in found:
+        spelling = written_old.get(key, {}) | written_new.get(key, {})
+        names = named[key] if dimension == "compiler" else set()
+        moves.append(
+            StackMove(
+                *key,
+                dimension,
+                tuple(sorted(was)),
+                tuple(sorted(now)),
+                before[key][0] + held - aside_old,
+                after[key][0] + held - aside_new,
+                renamed({c: spelling.get(c, c) for c in names}),
+                aside_old,
+                aside_new,
             )
+        )
     return moves

@@ -10,7 +10,7 @@ from fnmatch import fnmatchcase
 from ..errors import UsageError
 from ..model import Entry, Filters, Page, Snapshot, normal_compiler
 
-__all__ = ["apply_filters", "check_filters", "in_question"]
+__all__ = ["apply_filters", "check_filters", "every_stack", "in_question"]
 
 
 def _matches(value: str, globs: tuple[str, ...]) -> bool:
@@ -27,9 +27,16 @@ def _keeps(entry: Entry, filters: Filters) -> bool:
     )
 
 
+def every_stack(stack: str) -> bool:
+    """Without --stack every stack is in question (a diff then leaves stacks as read)."""
+    return True
+
+
 def in_question(filters: Filters) -> Callable[[str], bool]:
     """Whether a stack is one the filters ask about: with --stack, only the matching ones (the
     other stacks the kept specs belong to are outside the question); else every stack."""
+    if not filters.stack:
+        return every_stack
     return lambda stack: _matches(stack, filters.stack)
 
 

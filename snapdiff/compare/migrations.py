@@ -65,6 +65,19 @@ def _match(
     ]
 
 
+def _plans(dropped: set[Configuration], new: set[Configuration]) -> list[tuple[str, ...]]:
+    """The plans that can pair anything: those holding every dimension some dropped and some
+    new configuration differ on (a pair differing on the platform never pairs). The fields
+    each pair differs on are worked out once, not once a plan."""
+    fields = Configuration._fields
+    apart = {
+        frozenset(name for name, x, y in zip(fields, a, b, strict=True) if x != y)
+        for a in dropped
+        for b in new
+    }
+    return [plan for plan in _PLANS if any(differ.issubset(plan) for differ in apart)]
+
+
 # A migration's dimensions, platform, and values before and after
 _Move = tuple[tuple[str, ...], str, tuple[object, ...], tuple[object, ...]]
 
@@ -80,14 +93,16 @@ def find_migrations(facts: Facts) -> Facts:
     Migrations with the same dimensions and the same values before and after are one fact.
     """
     whole = {f.configurations_old[0]: f for f in facts if f.kind == "dropped-configuration"}
-    whole |= {f.configurations_new[0]: f for f in facts if f.kind == "new-configuration"}
-    dropped = {f.configurations_old[0] for f in facts if f.kind == "dropped-configuration"}
+    dropped = set(whole)
     new = {f.configurations_new[0] for f in facts if f.kind == "new-configuration"}
+    if not dropped or not new:
+        return facts  # nothing to pair
+    whole |= {f.configurations_new[0]: f for f in facts if f.kind == "new-configuration"}
     # (dimensions, platform and values before and after) -> the configurations that moved so
     moves: dict[_Move, tuple[set[Configuration], set[Configuration]]] = defaultdict(
         lambda: (set(), set())
     )
-    for plan in _PLANS:
+    for plan in _plans(dropped, new):
         if not dropped or not new:
             break  # nothing left to pair
         for olds, news in _match(dropped, new, plan):

@@ -11,6 +11,7 @@ from ..report import FieldChange, PackageChange, Sentence, SpecChange
 from ..versions import Bump, BumpKind, bump_kind, sort_versions, version_key
 from .builtas import built_of, rebuilt_count
 from .explain import Explanation, describe_fields, explain
+from .filters import every_stack
 
 __all__ = ["Asked", "Key", "Moves", "package_change", "page_entries"]
 
@@ -51,8 +52,9 @@ def _spec_change(
     if old == new and old_name == new_name:
         return None  # the same entry as read: nothing to normalise
     before, after = Spec.from_entry(old), Spec.from_entry(new)
-    before = before._replace(stacks=tuple(s for s in before.stacks if asked(s)))
-    after = after._replace(stacks=tuple(s for s in after.stacks if asked(s)))
+    if asked is not every_stack:
+        before = before._replace(stacks=tuple(s for s in before.stacks if asked(s)))
+        after = after._replace(stacks=tuple(s for s in after.stacks if asked(s)))
     if before == after and old_name == new_name:
         return None
     fields = [
@@ -135,7 +137,7 @@ def package_change(
     new: Page | None,
     moves: tuple[Moves, Moves],
     describe: bool = True,
-    asked: Asked = lambda _: True,
+    asked: Asked = every_stack,
 ) -> PackageChange | None:
     """The change of one package whose page content differs, or None if it is only byte noise.
 
@@ -154,8 +156,10 @@ def package_change(
         rebuilt = rebuilt_count(gone, built_of(new_entries[h] for h in added))
     old_set, new_set = old_entries.versions, new_entries.versions
     versions_old, versions_new = sort_versions(old_set), sort_versions(new_set)
-    stacks_old = {s for s in old_entries.stacks if asked(s)}
-    stacks_new = {s for s in new_entries.stacks if asked(s)}
+    stacks_old, stacks_new = old_entries.stacks, new_entries.stacks
+    if asked is not every_stack:
+        stacks_old = frozenset(s for s in stacks_old if asked(s))
+        stacks_new = frozenset(s for s in stacks_new if asked(s))
     return PackageChange(
         tag=key[0],
         name=key[1],

@@ -46,6 +46,7 @@ __all__ = [
     "LogContext",
     "MarkdownContext",
     "Rows",
+    "cut_sections",
     "log_context",
     "markdown_context",
     "section_rows",
@@ -141,7 +142,7 @@ def _section(title: str, noun: str, rows: list[RowT], limit: int | None) -> Sect
     }
 
 
-def _sections(rows: Rows, limits: Mapping[SectionId, int]) -> Sections:
+def cut_sections(rows: Rows, limits: Mapping[SectionId, int]) -> Sections:
     """Every section cut to its limit."""
     by_id = {s.id: s for s in SECTIONS}
 
@@ -216,6 +217,7 @@ def markdown_context(
     links = links or Links()
     label = report.labeller()
     releases = data["old"]["tags"] != data["new"]["tags"]
+    moved = spack1(report, label)
     return {
         "report": data,
         "summary": data["summary"],
@@ -227,14 +229,14 @@ def markdown_context(
         "commit_link": commit_linker(links),
         "has_changes": bool(report.summary.total),
         "attention": _attention(rows),
-        "sections": _sections(rows, limits or {}),
+        "sections": cut_sections(rows, limits or {}),
         "filters": [(Safe(name), list(globs)) for name, globs in report.filters.applied],
         "root": root_rows(report.root, label),
         "stack_moves": stack_move_rows(report.stack_moves, label),
-        "spack1": spack1(report, label),
+        "spack1": moved,
         "added_by_class": class_counts(data["specs_by_class"], added=True),
         "removed_by_class": class_counts(data["specs_by_class"], added=False),
-        "notes": notes(report, label),
+        "notes": notes(report, label, data["specs_by_class"], moved),
         "warnings": data["warnings"],
         "one_tag": report.one_tag(),
         "tags_counted": report.tags_counted(),

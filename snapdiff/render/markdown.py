@@ -16,7 +16,7 @@ import jinja2.sandbox
 from ..errors import TemplateError
 from ..report import Report
 from .budget import PLACEHOLDER, fit, marked, truncated
-from .context import log_context, markdown_context, section_rows
+from .context import cut_sections, log_context, markdown_context, section_rows
 from .jsonreport import report_to_dict
 from .links import Links
 from .markup import code, delta, finalize, html_code, number, plural, sentence, signed, some
@@ -175,8 +175,11 @@ class MarkdownRenderer:
         self.rows = section_rows(report, self.data)
         self.full_report = full_report
         self.links = links or Links()
-        found = self._context(None)
-        self._labels = (found["old_label"], found["new_label"])  # left out of the marker
+        # all but the sections is the same whatever their limits: worked out once
+        self._whole = markdown_context(
+            report, self.data, self.rows, None, full_report, PLACEHOLDER, self.links
+        )
+        self._labels = (self._whole["old_label"], self._whole["new_label"])  # not in the marker
         self._template = _template(template, template_dir, DEFAULT_TEMPLATE, cached)
 
     def __call__(self, limits: Mapping[SectionId, int] | None = None) -> str:
@@ -187,9 +190,11 @@ class MarkdownRenderer:
         return marked(text, self._labels)
 
     def _context(self, limits: Mapping[SectionId, int] | None) -> MarkdownContext:
-        return markdown_context(
-            self.report, self.data, self.rows, limits, self.full_report, PLACEHOLDER, self.links
-        )
+        if not limits:
+            return self._whole
+        found = self._whole.copy()
+        found["sections"] = cut_sections(self.rows, limits)
+        return found
 
     def _render(self, limits: Mapping[SectionId, int] | None) -> str:
         """The Markdown with the marker's placeholder (of the same length as the marker)."""

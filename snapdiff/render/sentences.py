@@ -183,10 +183,18 @@ ROOT_NOT_A_STACK = Sentence(
 )
 
 
-def notes(report: Report, label: Labeller) -> Notes:
-    """The report's notes and summary lines as sentences: the same words in every format."""
-    summary, counts = report.summary, specs_by_class(report)
-    found = spack1(report, label)
+def notes(
+    report: Report,
+    label: Labeller,
+    counts: Mapping[str, ClassCountJSON] | None = None,
+    found: Spack1 | None = None,
+) -> Notes:
+    """The report's notes and summary lines as sentences: the same words in every format.
+
+    `counts` (`specs_by_class`) and `found` (`spack1`), when given, are the report's own,
+    already worked out."""
+    summary, counts = report.summary, specs_by_class(report) if counts is None else counts
+    found = spack1(report, label) if found is None else found
     return {
         "root": [_root_note(row) for row in root_rows(report.root, label)],
         "spack1": _spack1_note(found) if found else None,
