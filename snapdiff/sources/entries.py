@@ -11,7 +11,6 @@ what is wrong; both ways give the same entries.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, ValuesView
 from itertools import chain
 from operator import attrgetter, itemgetter
@@ -36,7 +35,6 @@ _VERSIONS = attrgetter("versions")
 _EXTRA = attrgetter("extra")
 # of an entry: its configuration's fields as read, with its versions or with its stacks
 _BY_VERSIONS = attrgetter("os", "platform", "target", "compiler", "variants", "versions")
-_BY_STACKS = attrgetter("os", "platform", "target", "compiler", "variants", "stacks")
 
 
 # Each distinct field value decoded (but hashes), shared by every record that holds it: a
@@ -165,19 +163,6 @@ class Entries(Mapping[str, Entry]):
         found: dict[Configuration, set[str]] = {}
         for *raw, versions in set(map(_BY_VERSIONS, self._by_hash.values())):
             found.setdefault(configuration_from(*raw), set()).add(version_of(versions))
-        return found
-
-    def configurations_by_stack(self) -> dict[str, Counter[Configuration]]:
-        """Each stack of the entries with the configurations of its specs, and how many specs
-        each has."""
-        found: dict[str, Counter[Configuration]] = {}
-        for (*raw, stacks), count in Counter(map(_BY_STACKS, self._by_hash.values())).items():
-            config = configuration_from(*raw)
-            for stack in set(stacks):
-                into = found.get(stack)
-                if into is None:
-                    into = found[stack] = Counter()
-                into[config] += count
         return found
 
     def spellings(self) -> dict[str, str]:
