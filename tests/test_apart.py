@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import os
+import signal
+import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -16,6 +19,8 @@ from snapdiff.errors import InputError
 from snapdiff.render import render_json
 from snapdiff.sources import LoadOptions, load_pair
 from snapdiff.sources.mirror import apart as apart_module
+from snapdiff.sources.mirror.apart import Apart
+from snapdiff.sources.mirror.index import Read
 
 CASES = Path(__file__).parent / "cases"
 
@@ -107,3 +112,114 @@ def test_the_child_is_stopped_when_the_other_side_fails(tmp_path: Path, forks: l
     with pytest.raises(InputError, match=r"old\.json"):
         load_pair(old, new, LoadOptions(apart=True))
     assert len(forks) == 1 and no_child_left()
+
+
+def test_an_error_the_child_cannot_send_is_said_by_this_process(
+    tmp_path: Path, forks: list[int]
+) -> None:
+    """A path that is no UTF-8 cannot go down the pipe in msgpack: the child ends (never running
+    the caller's code), and this process reads the side and says the error itself."""
+    parent = os.getpid()
+    folder = Path(os.fsdecode(bytes(tmp_path) + b"/bad\xff"))
+    folder.mkdir()
+    old, new = write(tmp_path / "old.json", GOOD), write(folder / "index.json", BAD)
+    try:
+        load_pair(old, new, LoadOptions(apart=True))
+    except InputError as error:
+        if os.getpid() != parent:  # the child ran on into this test: tell the parent, and end
+            (tmp_path / "escaped").write_text("child")
+            os._exit(3)
+        assert "arch" in error.message
+    else:
+        raise AssertionError("no error")
+    assert len(forks) == 1 and no_child_left() and not (tmp_path / "escaped").exists()
+
+
+def test_a_failed_fork_leaves_the_side_to_be_read_here(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def refused() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(os, "fork", refused)
+    old, new = write(tmp_path / "old.json", GOOD), write(tmp_path / "new.json", {**GOOD, **TWICE})
+    before = len(os.listdir("/proc/self/fd"))
+    pair = load_pair(old, new, LoadOptions(apart=True))
+    assert pair[1].graph is not None and set(pair[1].graph.nodes) == {"a" * 32, "b" * 32}
+    assert len(os.listdir("/proc/self/fd")) == before  # no pipe left open
+
+
+def test_an_interrupt_while_waiting_for_the_child_stays_an_interrupt(
+    tmp_path: Path, forks: list[int]
+) -> None:
+    def slow() -> Read:
+        time.sleep(30)
+        raise AssertionError("never read")
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    apart = Apart(slow, told=lambda what: None)
+    was = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.2)
+        with pytest.raises(KeyboardInterrupt):
+            apart.join()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, was)
+    apart.cancel()  # as load_pair does: no error of its own
+    assert len(forks) == 1 and no_child_left()
+
+
+def test_a_child_that_fails_is_told(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(read: object) -> bytes:
+        raise RuntimeError("a bug in the child")
+
+    monkeypatch.setattr(apart_module, "_encode", broken)
+    told: list[str] = []
+    old, new = write(tmp_path / "old.json", GOOD), write(tmp_path / "new.json", GOOD)
+    load_pair(old, new, LoadOptions(apart=True, warn=told.append))
+    assert told == [f"{new}: reading it in a second process failed (status 256); read here"]
+
+
+def test_a_compiler_is_spelled_from_the_index_that_holds_its_record(tmp_path: Path) -> None:
+    """Two mirrors: the first lists a compiler edge without the compiler's record, the second
+    holds the record; each record's compiler comes from its own index (not a spelling kept from
+    the other)."""
+    gcc = {
+        "name": "gcc",
+        "hash": "g" * 32,
+        "parameters": {"deptypes": ["build"], "virtuals": ["c"]},
+    }
+
+    def record(name: str) -> dict[str, Any]:
+        return {
+            "spec": {"name": name, "version": "1", "dependencies": [gcc]},
+            "in_buildcache": True,
+        }
+
+    compiler = {"spec": {"name": "gcc", "version": "13.2.0"}, "in_buildcache": False}
+    for stack, installs in (
+        ("a", {"z" * 32: record("zlib")}),
+        ("b", {"y" * 32: record("bzip2"), "g" * 32: compiler}),
+    ):
+        (tmp_path / "m" / stack / "build_cache").mkdir(parents=True)
+        write(tmp_path / "m" / stack / "build_cache" / "index.json", installs)
+    graph = load_pair(str(tmp_path / "m"), str(tmp_path / "m"))[1].graph
+    assert graph is not None
+    assert (graph.nodes["z" * 32].compiler, graph.nodes["y" * 32].compiler) == ("gcc", "gcc@13.2.0")
+
+
+def test_the_child_says_nothing_on_the_terminal(
+    tmp_path: Path, forks: list[int], capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Progress is this process's alone: a line the child rewrote would be left on screen."""
+    old, new = write(tmp_path / "old.json", GOOD), write(tmp_path / "new.json", GOOD)
+
+    def progress(what: str) -> None:
+        print(what, file=sys.stderr, flush=True)
+
+    load_pair(old, new, LoadOptions(apart=True, progress=progress))
+    said = capfd.readouterr().err
+    assert len(forks) == 1 and f"{old}: decoding" in said and f"{new}: decoding" not in said

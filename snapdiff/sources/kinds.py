@@ -206,7 +206,8 @@ class ApartSource:
         from .mirror.apart import Apart  # msgspec: only when an index is read
 
         self.arg, self.options = arg, options
-        self.apart = Apart(lambda: read_indexes(indexes, options.progress))
+        told = functools.partial(_told, options.warn, arg)
+        self.apart = Apart(lambda: read_indexes(indexes, quiet), told)  # the terminal is ours
 
     def source(self) -> IndexSource:
         # said here too: the line the child rewrote is this process's to clear at the end
@@ -215,6 +216,10 @@ class ApartSource:
 
     def cancel(self) -> None:
         self.apart.cancel()
+
+
+def _told(warn: Progress, arg: str, what: str) -> None:
+    warn(f"{arg}: {what}")
 
 
 def read_apart(arg: str, options: LoadOptions) -> ApartSource | None:

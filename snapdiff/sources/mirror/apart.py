@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from itertools import chain, repeat
 from operator import attrgetter
-from typing import Any
+from typing import Any, NoReturn
 
 import msgspec
 
@@ -111,7 +111,7 @@ def _encode(read: Read) -> bytes:
     return msgspec.msgpack.encode(side)
 
 
-def _decode(message: bytes) -> Read:
+def _decode(message: bytes | memoryview) -> Read:
     side = msgspec.msgpack.decode(message, type=_Side)
     value = side.values.__getitem__
     kind = side.kinds.__getitem__
@@ -141,54 +141,72 @@ _ERRORS: dict[str, type[SnapdiffError]] = {
 
 
 class Apart:
-    """A side being read in a forked child (`read_apart`)."""
+    """A side being read in a forked child; `join()` gives it, `cancel()` stops the child.
+    `told` hears why a side was read here after all."""
 
-    def __init__(self, read: Callable[[], Read]) -> None:
-        self.read = read
-        self.pid = 0  # none: read here when joined
+    def __init__(self, read: Callable[[], Read], told: Callable[[str], None]) -> None:
+        self.read, self.told = read, told
+        self.pid, self.out = 0, -1  # no child (yet): read here when joined
         if hasattr(os, "fork") and threading.active_count() == 1:
-            self._fork()
+            try:
+                self._fork()
+            except OSError:  # no pipe or no process to be had: read here
+                self.cancel()
 
     def _fork(self) -> None:
-        out, into = os.pipe()
-        self.pid = os.fork()
-        if self.pid == 0:  # the child: read, say it, and leave without running anything else
-            os.close(out)
-            code, message = 0, b""
-            try:
-                message = b"R" + _encode(self.read())
-            except SnapdiffError as exc:
-                failed = _Failed(type(exc).__name__, exc.where, exc.what, exc.fix)
-                message = b"E" + msgspec.msgpack.encode(failed)
-            except BaseException:  # read again by the parent, which says why
-                code = 1
-            try:
-                with os.fdopen(into, "wb") as pipe:
-                    pipe.write(message)
-            finally:
-                os._exit(code)
+        self.out, into = os.pipe()
+        try:
+            self.pid = os.fork()
+        except OSError:
+            os.close(into)
+            raise
+        if self.pid == 0:
+            _child(self.read, self.out, into)
         os.close(into)
-        self.out = out
 
     def join(self) -> Read:
         """The side as read; its error raised here; read here when the child could not."""
         if not self.pid:
             return self.read()
-        with os.fdopen(self.out, "rb") as pipe:
+        out, self.out = self.out, -1  # closed below, whatever happens
+        with os.fdopen(out, "rb") as pipe:
             message = pipe.read()
         _, status = os.waitpid(self.pid, 0)
         self.pid = 0
         if status or not message:
+            self.told(f"reading it in a second process failed (status {status}); read here")
             return self.read()
+        body = memoryview(message)[1:]
         if message[:1] == b"E":
-            failed = msgspec.msgpack.decode(message[1:], type=_Failed)
+            failed = msgspec.msgpack.decode(body, type=_Failed)
             raise _ERRORS.get(failed.kind, SnapdiffError)(failed.where, failed.what, failed.fix)
-        return _decode(message[1:])
+        return _decode(body)
 
     def cancel(self) -> None:
-        """Stop the child if it is still at work (the other side failed)."""
+        """Stop the child if it is still at work (the other side failed, or an interrupt)."""
         if self.pid:
             os.kill(self.pid, signal.SIGKILL)
             os.waitpid(self.pid, 0)
-            os.close(self.out)
             self.pid = 0
+        if self.out >= 0:
+            os.close(self.out)
+            self.out = -1
+
+
+def _child(read: Callable[[], Read], out: int, into: int) -> NoReturn:
+    """In the child: read, say it down the pipe, and leave; nothing of the caller's runs here
+    (whatever is raised, even while saying an error, ends the child: the parent reads again)."""
+    code = 1
+    try:
+        os.close(out)
+        try:
+            said = (b"R", _encode(read()))
+        except SnapdiffError as exc:
+            failed = _Failed(type(exc).__name__, exc.where, exc.what, exc.fix)
+            said = (b"E", msgspec.msgpack.encode(failed))
+        with os.fdopen(into, "wb") as pipe:
+            for part in said:
+                pipe.write(part)
+        code = 0
+    finally:
+        os._exit(code)

@@ -62,6 +62,7 @@ class Read:
 
     def add(self, installs: Mapping[str, Install], where: str, stack: str) -> None:
         """Every record of one index."""
+        from .nodes import Where
         from .records import FIX
 
         intern, nodes = self.intern, self.nodes
@@ -75,7 +76,7 @@ class Read:
             node = nodes.get(digest)
             if node is None or (binary and not node.binary):
                 digest = intern(digest)
-                record = (where, digest, installs)
+                record = Where(where, digest, installs)
                 page, variants = intern.variants(spec, record)
                 if binary:
                     self.records[digest] = page

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from itertools import islice
 from operator import attrgetter, itemgetter, lt
-from typing import Any, cast
+from typing import Any, NamedTuple, cast
 
 import msgspec
 
@@ -31,8 +31,14 @@ _HASH_OF = itemgetter(1)  # of an edge's (name, hash)
 _NO_RAW = (msgspec.Raw(b""), msgspec.Raw(b"null"))
 _Variants = tuple[tuple[str, ...], tuple[str, ...]]  # a page entry's, a node's (patches too)
 _Edges = tuple[tuple[EdgeKind, ...], tuple[str, ...]]
-# Where a record is: its index (named in errors), its hash, and the index's records by hash.
-Where = tuple[str, str, Mapping[str, Install]]
+
+
+class Where(NamedTuple):
+    """Where a record is: its index (named in errors), its hash, and the index's records."""
+
+    source: str
+    digest: str
+    installs: Mapping[str, Install]
 
 
 def _variants(parameters: Mapping[str, Parameter]) -> tuple[str, ...]:
@@ -76,7 +82,8 @@ class Interned:
         self.kind_tuples: dict[tuple[int, ...], tuple[EdgeKind, ...]] = {}
         self.variant_sets: dict[bytes, _Variants] = {}  # by the record's raw `parameters`
         self.arches: dict[Arch | None, tuple[str, str, str]] = {}
-        self.providers: dict[tuple[str, str], str] = {}  # a compiler edge's (name, hash): spelling
+        # a compiler edge's (name, hash): its spelling, when its record was found
+        self.providers: dict[tuple[str, str], str] = {}
         self.twice = 0  # edges listed twice in one record (kept once)
 
     def __call__(self, value: Any) -> Any:
@@ -93,7 +100,7 @@ class Interned:
             platform,
             os,
             target,
-            self._compiler(spec, (kinds, deps) if listed else self._listed(spec), where),
+            self._compiler(spec, (kinds, deps), listed, where),
             variants,
             self(text(spec.package_hash)),
             spec.external not in _NO_RAW,
@@ -110,9 +117,8 @@ class Interned:
             try:
                 parameters = msgspec.json.decode(raw or b"null", type=dict[str, Parameter] | None)
             except msgspec.ValidationError as exc:
-                raise InputError(
-                    where[0], field_error(where[1], exc, "spec.parameters"), FIX
-                ) from None
+                what = field_error(where.digest, exc, "spec.parameters")
+                raise InputError(where.source, what, FIX) from None
             page = self(_variants(parameters or {}))
             found = self.variant_sets[raw] = (page, self(_with_patches(parameters or {}, page)))
         return found
@@ -125,9 +131,9 @@ class Interned:
             found = self.arches[arch] = (self(spelled[0]), self(spelled[1]), self(spelled[2]))
         return found
 
-    def _compiler(self, spec: Spec, listed: _Edges, where: Where) -> str:
+    def _compiler(self, spec: Spec, edges: _Edges, listed: bool, where: Where) -> str:
         """DB ≤ 7: `spec.compiler`; 8+: `annotations.compiler`, else the c/cxx/fortran provider:
-        the first such edge the record lists (`listed`: its edges in its own order)."""
+        the first such edge the record lists (`edges` are in its own order when `listed`)."""
         spelled: str
         if spec.compiler is not None and spec.compiler.name:
             spelled = self(f"{text(spec.compiler.name)}@{text(spec.compiler.version)}".rstrip("@"))
@@ -136,17 +142,19 @@ class Interned:
         if annotated:
             spelled = self(annotated.replace("@=", "@"))
             return spelled
-        for kind, target in zip(*listed, strict=True):
+        for kind, target in zip(*(edges if listed else self._listed(spec)), strict=True):
             if _COMPILER_LANGUAGES.isdisjoint(kind[2]):
                 continue
             name = kind[0]
             if not name:
-                what = f"install {where[1]}: a compiler dependency has no name"
-                raise InputError(where[0], what, FIX)
+                what = f"install {where.digest}: a compiler dependency has no name"
+                raise InputError(where.source, what, FIX)
             found = self.providers.get((name, target))
             if found is None:
-                provider = where[2].get(target)
-                version = text(provider.spec.version) if provider and provider.spec else ""
+                provider = where.installs.get(target)
+                if provider is None or provider.spec is None:
+                    return name  # not in this index (another index may hold it: not kept)
+                version = text(provider.spec.version)
                 found = self.providers[name, target] = self(
                     f"{name}@{version}" if version else name
                 )
