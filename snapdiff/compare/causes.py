@@ -5,11 +5,16 @@ report names, its packages); every format and `snapdiff log` say these."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass
+from itertools import chain
+from operator import attrgetter, not_
 
 from ..report import MissingDependency, Rebuilds, Report, Sentence, Trigger, counted
 from ..report.rebuilds import FieldValue, OwnChange
 from .classes import Words
+
+_HASH = attrgetter("hash")
 
 __all__ = [
     "FIRST_SCREEN_CAUSES",
@@ -44,14 +49,18 @@ class Cause:
     stacks: tuple[str, ...]  # stacks holding a trigger or a cascade spec, `root` left out
 
 
+def _linked(triggers: Iterable[Trigger]) -> set[str]:
+    """The cascade specs some of these triggers reach through a link or run path."""
+    return set().union(*(set(t.cascade).difference(t.cascade_build_only) for t in triggers))
+
+
 def _cause(triggers: list[Trigger]) -> Cause:
     """The triggers of one group as one cause."""
     first = triggers[0]
-    reached: dict[str, bool] = {}  # cascade spec: build-only from every trigger reaching it
-    for trigger in triggers:
-        build = set(trigger.cascade_build_only)
-        for spec in trigger.cascade:
-            reached[spec] = reached.get(spec, True) and spec in build
+    cascade, build_only = first.cascade, first.cascade_build_only  # sorted, distinct
+    if len(triggers) > 1:  # build-only: through build edges from every trigger reaching it
+        reached = set().union(*(t.cascade for t in triggers))
+        cascade, build_only = tuple(sorted(reached)), tuple(sorted(reached - _linked(triggers)))
     stacks = {s for t in triggers for s in t.stacks} - {STACK_ROOT}
     return Cause(
         first.name,
@@ -60,8 +69,8 @@ def _cause(triggers: list[Trigger]) -> Cause:
         first.after,
         first.version,
         tuple(sorted(t.hash for t in triggers)),
-        tuple(sorted(reached)),
-        tuple(sorted(spec for spec, build in reached.items() if build)),
+        cascade,
+        build_only,
         tuple(sorted(stacks)),
     )
 
@@ -164,25 +173,29 @@ def unexplained(n: int) -> Sentence:
 
 def _several(found: list[Cause]) -> int:
     """Specs rebuilt through more than one cause (each counted under every one)."""
-    seen = Counter(spec for cause in found for spec in cause.cascade)
-    return sum(1 for n in seen.values() if n > 1)
+    seen = Counter(chain.from_iterable(cause.cascade for cause in found))  # counted in C
+    return sum(map((1).__lt__, seen.values()))
 
 
 def _unbuilt(report: Report, rebuilds: Rebuilds) -> int:
     """Rebuilt records that are no spec of the report: records the cache holds no binary of
     (externals), which the counts of specs added leave out."""
-    added = {digest for package in report.packages for digest in package.specs_added}
-    parts = (rebuilds.hash_scheme, rebuilds.unexplained)
-    rebuilt = [t.hash for t in rebuilds.triggers] + [c.hash for c in rebuilds.cascades]
-    return sum(1 for digest in (*rebuilt, *parts[0], *parts[1]) if digest not in added)
+    added = set(chain.from_iterable(package.specs_added for package in report.packages))
+    rebuilt = chain(
+        map(_HASH, rebuilds.triggers),
+        map(_HASH, rebuilds.cascades),
+        rebuilds.hash_scheme,
+        rebuilds.unexplained,
+    )
+    return sum(map(not_, map(added.__contains__, rebuilt)))
 
 
 def _build_only(rebuilds: Rebuilds) -> int:
     """Cascade specs reached through a build edge from every cause they have: rebuilt with no
     link or run path to any change (a cause's own build-only count may hide a link path from
     another cause)."""
-    linked = {s for t in rebuilds.triggers for s in set(t.cascade) - set(t.cascade_build_only)}
-    return sum(1 for cascade in rebuilds.cascades if cascade.hash not in linked)
+    linked = _linked(rebuilds.triggers)
+    return sum(map(not_, map(linked.__contains__, map(_HASH, rebuilds.cascades))))
 
 
 def _total(report: Report, rebuilds: Rebuilds, found: list[Cause]) -> Sentence:

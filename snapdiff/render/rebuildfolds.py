@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from itertools import repeat
 
 from ..compare.causes import (
     Cause,
@@ -56,12 +57,9 @@ def _by_package(
     specs: Iterable[str], names: Mapping[str, str], build: set[str]
 ) -> tuple[PackageCount, ...]:
     """Specs counted by package (and those of them in `build`), most first, then by name."""
-    counts: Counter[str] = Counter()
-    build_counts: Counter[str] = Counter()
-    for spec in specs:
-        name = names.get(spec, "")
-        counts[name] += 1
-        build_counts[name] += spec in build
+    listed = list(specs)
+    counts = Counter(map(names.get, listed, repeat("")))  # counted in C
+    build_counts = Counter(map(names.get, filter(build.__contains__, listed), repeat("")))
     order = sorted(counts, key=lambda name: (-counts[name], name))
     return tuple((name, counts[name], build_counts[name]) for name in order)
 
