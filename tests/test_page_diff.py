@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pagegen import spec, write_page
 
 from snapdiff.compare.builtas import built_of, rebuilt_count, versions_by_configuration
@@ -81,3 +82,23 @@ def test_a_spec_that_moved_between_pages_is_changed_not_added(tmp_path: Path) ->
         assert [c["hash"] for c in packages[name]["specs_changed"]] == [moved]
         assert packages[name]["specs_removed"] == []
     assert packages["zlib-ng"]["specs_added"] == ["d".ljust(32, "a")]
+
+
+def test_a_diff_starts_from_little_of_what_earlier_diffs_worked_out(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A long history must not keep every configuration and version it met: what is left from
+    earlier diffs is forgotten at the start of the next, unless it is little."""
+    from snapdiff.compare import builtas
+
+    entries = [_entry("a"), _entry("b", version="2.0"), _entry("c", version="3.0")]
+    expected = built_of(entries)
+    monkeypatch.setattr(builtas, "_KEPT", 2)
+    builtas._KNOWN.clear()  # what other tests of this process left
+    built_of(entries[:2])
+    builtas.forget_most()
+    assert len(builtas._KNOWN) == 2  # little: kept
+    built_of(entries)
+    builtas.forget_most()
+    assert len(builtas._KNOWN) == 0 and len(builtas._CONFIGURATIONS) <= 2
+    assert built_of(entries) == expected  # worked out again, the same

@@ -15,6 +15,7 @@ __all__ = [
     "Built",
     "built_as",
     "built_of",
+    "forget_most",
     "known_configuration",
     "rebuilt_count",
     "versions_by_configuration",
@@ -23,7 +24,8 @@ __all__ = [
 Built = tuple[Configuration, str]  # a spec's configuration and version
 # an entry's configuration fields as read, and its versions
 _FIELDS = attrgetter("os", "platform", "target", "compiler", "variants", "versions")
-_MOST = 1 << 18  # distinct fields kept before starting afresh (a long history)
+_MOST = 1 << 18  # distinct fields kept before starting afresh, within one diff
+_KEPT = 1 << 14  # kept from one diff to the next (a history's steps share most of them)
 
 
 class _Configurations(dict[tuple[Any, ...], Configuration]):
@@ -50,6 +52,14 @@ class _Known(dict[tuple[Any, ...], Built]):
 
 
 _KNOWN = _Known()
+
+
+def forget_most() -> None:
+    """At the start of a diff: what earlier diffs left, unless it is little (a long history
+    would otherwise keep every configuration and version it ever met: 0.2 MiB a step)."""
+    for known in (_KNOWN, _CONFIGURATIONS):
+        if len(known) > _KEPT:
+            known.clear()
 
 
 def known_configuration(fields: tuple[Any, ...]) -> Configuration:
