@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import pytest
 from pagegen import spec, write_page
 
 from snapdiff.compare.builtas import built_of, rebuilt_count, versions_by_configuration
@@ -84,21 +83,19 @@ def test_a_spec_that_moved_between_pages_is_changed_not_added(tmp_path: Path) ->
     assert packages["zlib-ng"]["specs_added"] == ["d".ljust(32, "a")]
 
 
-def test_a_diff_starts_from_little_of_what_earlier_diffs_worked_out(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """A long history must not keep every configuration and version it met: what is left from
-    earlier diffs is forgotten at the start of the next, unless it is little."""
+def test_a_diff_keeps_what_the_diff_before_it_worked_out_and_nothing_older() -> None:
+    """A long history must not keep every configuration and version it met: each diff keeps
+    what the one before worked out (looked up first), nothing older."""
     from snapdiff.compare import builtas
 
     entries = [_entry("a"), _entry("b", version="2.0"), _entry("c", version="3.0")]
     expected = built_of(entries)
-    monkeypatch.setattr(builtas, "_KEPT", 2)
-    builtas._KNOWN.clear()  # what other tests of this process left
+    builtas.next_diff()
+    builtas.next_diff()  # nothing left of other tests of this process
     built_of(entries[:2])
-    builtas.forget_most()
-    assert len(builtas._KNOWN) == 2  # little: kept
-    built_of(entries)
-    builtas.forget_most()
-    assert len(builtas._KNOWN) == 0 and len(builtas._CONFIGURATIONS) <= 2
-    assert built_of(entries) == expected  # worked out again, the same
+    builtas.next_diff()
+    assert len(builtas._KNOWN) == 0 and len(builtas._KNOWN.before) == 2
+    assert built_of(entries[1:]) == expected[1:]  # one kept from the diff before, one anew
+    builtas.next_diff()
+    assert set(builtas._KNOWN.before) == set(map(builtas._FIELDS, entries[1:]))  # not a's
+    assert built_of(entries) == expected

@@ -4,9 +4,9 @@ pair holds hundreds of thousands of entries and a few thousand distinct configur
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from operator import attrgetter
-from typing import Any
+from typing import Any, TypeVar
 
 from ..model import Configuration, Entry, PageEntries, configuration_from
 from ..versions import version_of
@@ -15,8 +15,8 @@ __all__ = [
     "Built",
     "built_as",
     "built_of",
-    "forget_most",
     "known_configuration",
+    "next_diff",
     "rebuilt_count",
     "versions_by_configuration",
 ]
@@ -25,41 +25,42 @@ Built = tuple[Configuration, str]  # a spec's configuration and version
 # an entry's configuration fields as read, and its versions
 _FIELDS = attrgetter("os", "platform", "target", "compiler", "variants", "versions")
 _MOST = 1 << 18  # distinct fields kept before starting afresh, within one diff
-_KEPT = 1 << 14  # kept from one diff to the next (a history's steps share most of them)
+Fields = tuple[Any, ...]
+Worked = TypeVar("Worked")
 
 
-class _Configurations(dict[tuple[Any, ...], Configuration]):
-    """An entry's configuration fields as read -> its configuration, each worked out once."""
+class _Memo(dict[Fields, Worked]):
+    """Fields as read -> what they are worked out as, each when first asked; what the diff
+    before this one worked out is looked up first (a history's steps share most of it), and
+    nothing older is kept (a long history would keep every configuration and version it met)."""
 
-    def __missing__(self, fields: tuple[Any, ...]) -> Configuration:
+    def __init__(self, work: Callable[[Fields], Worked]) -> None:
+        super().__init__()
+        self.work = work
+        self.before: dict[Fields, Worked] = {}
+
+    def __missing__(self, fields: Fields) -> Worked:
         if len(self) > _MOST:
             self.clear()
-        found = self[fields] = configuration_from(*fields)
+        found = self.before.get(fields)
+        if found is None:
+            found = self.work(fields)
+        self[fields] = found
         return found
 
-
-_CONFIGURATIONS = _Configurations()
-
-
-class _Known(dict[tuple[Any, ...], Built]):
-    """Entry fields as read -> what they are built as, each worked out when first asked."""
-
-    def __missing__(self, fields: tuple[Any, ...]) -> Built:
-        if len(self) > _MOST:
-            self.clear()
-        found = self[fields] = (_CONFIGURATIONS[fields[:-1]], version_of(fields[-1]))
-        return found
+    def next_diff(self) -> None:
+        self.before = dict(self)
+        self.clear()
 
 
-_KNOWN = _Known()
+_CONFIGURATIONS: _Memo[Configuration] = _Memo(lambda fields: configuration_from(*fields))
+_KNOWN: _Memo[Built] = _Memo(lambda fields: (_CONFIGURATIONS[fields[:-1]], version_of(fields[-1])))
 
 
-def forget_most() -> None:
-    """At the start of a diff: what earlier diffs left, unless it is little (a long history
-    would otherwise keep every configuration and version it ever met: 0.2 MiB a step)."""
-    for known in (_KNOWN, _CONFIGURATIONS):
-        if len(known) > _KEPT:
-            known.clear()
+def next_diff() -> None:
+    """At the start of a diff: what the one before worked out is kept for this one only."""
+    _KNOWN.next_diff()
+    _CONFIGURATIONS.next_diff()
 
 
 def known_configuration(fields: tuple[Any, ...]) -> Configuration:

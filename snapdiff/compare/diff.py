@@ -9,7 +9,7 @@ from collections.abc import Iterable, Mapping
 from ..errors import UsageError, printable
 from ..model import Filters, Page, Snapshot
 from ..report import PackageChange, Rebuilds, Report, Side, StackChange, Summary
-from .builtas import forget_most
+from .builtas import next_diff
 from .coverage import stack_coverage
 from .filters import apply_filters, check_filters, in_question
 from .package import Asked, Key, Moves, package_change, page_entries
@@ -147,7 +147,7 @@ def diff_snapshots(
     filters = filters or Filters()
     if filters.applied:
         check_filters(old, new, filters)
-    forget_most()
+    next_diff()
     rebuilds, notes = _rebuilds(old, new)  # on the whole graph: causes lie outside the filters
     old, new = apply_filters(old, filters), apply_filters(new, filters)
     if rebuilds is not None and filters.applied and new.graph is not None:
