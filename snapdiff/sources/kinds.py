@@ -206,20 +206,16 @@ class ApartSource:
         from .mirror.apart import Apart  # msgspec: only when an index is read
 
         self.arg, self.options = arg, options
-        told = functools.partial(_told, options.warn, arg)
-        self.apart = Apart(lambda: read_indexes(indexes, quiet), told)  # the terminal is ours
+        self.apart = Apart(  # quiet: the progress line is this process's
+            lambda: read_indexes(indexes, quiet), lambda what: options.warn(f"{arg}: {what}")
+        )
 
     def source(self) -> IndexSource:
-        # said here too: the line the child rewrote is this process's to clear at the end
         self.options.progress(f"{self.arg}: reading its records beside the other side")
         return IndexSource(self.arg, self.apart.join(), self.options)
 
     def cancel(self) -> None:
         self.apart.cancel()
-
-
-def _told(warn: Progress, arg: str, what: str) -> None:
-    warn(f"{arg}: {what}")
 
 
 def read_apart(arg: str, options: LoadOptions) -> ApartSource | None:
