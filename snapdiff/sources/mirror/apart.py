@@ -130,7 +130,7 @@ def _decode(message: bytes | memoryview) -> Read:
         dict(zip(spelled(keys), spelled(values), strict=True))
         for keys, values in (side.records, side.held, side.seen)
     )
-    read.twice = side.twice
+    read.intern.twice = side.twice
     return read
 
 

@@ -53,7 +53,6 @@ class Read:
 
     def __init__(self, intern: Interned) -> None:
         self.intern = intern
-        self.twice = 0  # edges listed twice in a record (kept once), in indexes read elsewhere
         self.records: dict[str, tuple[str, ...]] = {}  # binaries: their page entry's variants
         self.nodes: dict[str, Node] = {}
         # sorted and shared (one tuple per distinct set of stacks), by hash:
@@ -62,31 +61,30 @@ class Read:
 
     def add(self, installs: Mapping[str, Install], where: str, stack: str) -> None:
         """Every record of one index."""
-        from .nodes import Where
         from .records import FIX
 
         intern, nodes = self.intern, self.nodes
         alone = intern((stack,))
-        for digest, install in installs.items():
-            spec, binary = install.spec, install.in_buildcache
-            if spec is None or spec.name is None:
-                if binary:
-                    raise InputError(where, f"install {digest} has no spec with a name", FIX)
-                continue  # a record with no binary and no spec: nothing to read
-            node = nodes.get(digest)
-            if node is None or (binary and not node.binary):
-                digest = intern(digest)
-                record = Where(where, digest, installs)
-                page, variants = intern.variants(spec, record)
-                if binary:
-                    self.records[digest] = page
-                nodes[digest] = intern.node(spec, install, variants, record)
-            stacks = self.held if binary else self.seen
-            was = stacks.get(digest)
-            if was is None:
-                stacks[digest] = alone
-            elif stack not in was:
-                stacks[digest] = self.intern(tuple(sorted((*was, stack))))
+        with intern.reading(where, installs):
+            for digest, install in installs.items():
+                spec, binary = install.spec, install.in_buildcache
+                if spec is None or spec.name is None:
+                    if binary:
+                        raise InputError(where, f"install {digest} has no spec with a name", FIX)
+                    continue  # a record with no binary and no spec: nothing to read
+                node = nodes.get(digest)
+                if node is None or (binary and not node.binary):
+                    digest = intern(digest)
+                    page, variants = intern.variants(spec, digest)
+                    if binary:
+                        self.records[digest] = page
+                    nodes[digest] = intern.node(spec, install, variants, digest)
+                stacks = self.held if binary else self.seen
+                was = stacks.get(digest)
+                if was is None:
+                    stacks[digest] = alone
+                elif stack not in was:
+                    stacks[digest] = self.intern(tuple(sorted((*was, stack))))
 
 
 def _page(source: str, tag: str, name: str, entries: dict[str, Entry]) -> Page:
@@ -176,7 +174,7 @@ def snapshot_of(source: str, read: Read, tag: str) -> Snapshot:
     if not pages:
         raise InputError(source, "no build-cache records (in_buildcache: true) found", FIX)
     graph = Graph(read.nodes, stacks)
-    warnings = _graph_warnings(source, graph, intern.twice + read.twice)
+    warnings = _graph_warnings(source, graph, intern.twice)
     return Snapshot(source, pages, warnings=warnings, graph=graph)
 
 

@@ -8,10 +8,11 @@ time in C, not an edge at a time in Python. Imported only when an index is read 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from itertools import islice
 from operator import attrgetter, itemgetter, lt
-from typing import Any, NamedTuple, cast
+from typing import Any, cast
 
 import msgspec
 
@@ -31,14 +32,6 @@ _HASH_OF = itemgetter(1)  # of an edge's (name, hash)
 _NO_RAW = (msgspec.Raw(b""), msgspec.Raw(b"null"))
 _Variants = tuple[tuple[str, ...], tuple[str, ...]]  # a page entry's, a node's (patches too)
 _Edges = tuple[tuple[EdgeKind, ...], tuple[str, ...]]
-
-
-class Where(NamedTuple):
-    """Where a record is: its index (named in errors), its hash, and the index's records."""
-
-    source: str
-    digest: str
-    installs: Mapping[str, Install]
 
 
 def _variants(parameters: Mapping[str, Parameter]) -> tuple[str, ...]:
@@ -85,11 +78,22 @@ class Interned:
         # a compiler edge's (name, hash): its spelling, when its record was found
         self.providers: dict[tuple[str, str], str] = {}
         self.twice = 0  # edges listed twice in one record (kept once)
+        # the index being read: where it is (named in errors), and its records by hash
+        self.source, self.installs = "", cast(Mapping[str, Install], {})
+
+    @contextmanager
+    def reading(self, source: str, installs: Mapping[str, Install]) -> Iterator[None]:
+        """The records read meanwhile are those of this index (held no longer)."""
+        self.source, self.installs = source, installs
+        try:
+            yield
+        finally:
+            self.source, self.installs = "", {}
 
     def __call__(self, value: Any) -> Any:
         return self.seen.setdefault(value, value)
 
-    def node(self, spec: Spec, install: Install, variants: tuple[str, ...], where: Where) -> Node:
+    def node(self, spec: Spec, install: Install, variants: tuple[str, ...], digest: str) -> Node:
         """A record whose spec has a name as a node, with these variants (`variants()[1]`)."""
         kinds, deps, listed = self._edges(spec)
         version = spec.version
@@ -100,7 +104,7 @@ class Interned:
             platform,
             os,
             target,
-            self._compiler(spec, (kinds, deps), listed, where),
+            self._compiler(spec, (kinds, deps), listed, digest),
             variants,
             self(text(spec.package_hash)),
             spec.external not in _NO_RAW,
@@ -109,7 +113,7 @@ class Interned:
             deps,
         )
 
-    def variants(self, spec: Spec, where: Where) -> _Variants:
+    def variants(self, spec: Spec, digest: str) -> _Variants:
         """A record's variants: its page entry's, and its node's (patches included)."""
         raw = bytes(spec.parameters)
         found = self.variant_sets.get(raw)
@@ -117,8 +121,8 @@ class Interned:
             try:
                 parameters = msgspec.json.decode(raw or b"null", type=dict[str, Parameter] | None)
             except msgspec.ValidationError as exc:
-                what = field_error(where.digest, exc, "spec.parameters")
-                raise InputError(where.source, what, FIX) from None
+                what = field_error(digest, exc, "spec.parameters")
+                raise InputError(self.source, what, FIX) from None
             page = self(_variants(parameters or {}))
             found = self.variant_sets[raw] = (page, self(_with_patches(parameters or {}, page)))
         return found
@@ -131,7 +135,7 @@ class Interned:
             found = self.arches[arch] = (self(spelled[0]), self(spelled[1]), self(spelled[2]))
         return found
 
-    def _compiler(self, spec: Spec, edges: _Edges, listed: bool, where: Where) -> str:
+    def _compiler(self, spec: Spec, edges: _Edges, listed: bool, digest: str) -> str:
         """DB ≤ 7: `spec.compiler`; 8+: `annotations.compiler`, else the c/cxx/fortran provider:
         the first such edge the record lists (`edges` are in its own order when `listed`)."""
         spelled: str
@@ -147,11 +151,11 @@ class Interned:
                 continue
             name = kind[0]
             if not name:
-                what = f"install {where.digest}: a compiler dependency has no name"
-                raise InputError(where.source, what, FIX)
+                what = f"install {digest}: a compiler dependency has no name"
+                raise InputError(self.source, what, FIX)
             found = self.providers.get((name, target))
             if found is None:
-                provider = where.installs.get(target)
+                provider = self.installs.get(target)
                 if provider is None or provider.spec is None:
                     return name  # not in this index (another index may hold it: not kept)
                 version = text(provider.spec.version)
