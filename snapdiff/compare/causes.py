@@ -44,8 +44,10 @@ class Cause:
     after: tuple[tuple[str, FieldValue], ...]
     version: str  # of the first trigger: the same in all when "version" is no change
     triggers: tuple[str, ...]  # their hashes, sorted
-    cascade: tuple[str, ...]  # distinct cascade specs of any of them, sorted
-    build_only: tuple[str, ...]  # those reached through a build edge from every one reaching it
+    # what is counted, not listed (no order): the distinct cascade specs of any of them, and
+    # those reached through a build edge from every one reaching them
+    cascade: frozenset[str]
+    build_only: frozenset[str]
     stacks: tuple[str, ...]  # stacks holding a trigger or a cascade spec, `root` left out
 
 
@@ -57,10 +59,11 @@ def _linked(triggers: Iterable[Trigger]) -> set[str]:
 def _cause(triggers: list[Trigger]) -> Cause:
     """The triggers of one group as one cause."""
     first = triggers[0]
-    cascade, build_only = first.cascade, first.cascade_build_only  # sorted, distinct
-    if len(triggers) > 1:  # build-only: through build edges from every trigger reaching it
-        reached = set().union(*(t.cascade for t in triggers))
-        cascade, build_only = tuple(sorted(reached)), tuple(sorted(reached - _linked(triggers)))
+    if len(triggers) == 1:
+        cascade, build_only = frozenset(first.cascade), frozenset(first.cascade_build_only)
+    else:  # build-only: through build edges from every trigger reaching it
+        cascade = frozenset().union(*(t.cascade for t in triggers))
+        build_only = cascade.difference(_linked(triggers))
     stacks = {s for t in triggers for s in t.stacks} - {STACK_ROOT}
     return Cause(
         first.name,

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from itertools import repeat
+from operator import attrgetter
 
 from ..compare.causes import (
     Cause,
@@ -34,6 +36,7 @@ __all__ = [
 PACKAGES_SHOWN = 30  # packages listed under one cause or missing binary in a fold
 SHORT_HASH = 7  # a missing binary is named `name/abcdefg`, as Spack's command line takes it
 
+_HASH, _NAME = attrgetter("hash"), attrgetter("name")
 PackageCount = tuple[str, int, int]  # a package, its specs, how many through build edges only
 
 
@@ -54,7 +57,7 @@ class MissingRow:
 
 
 def _by_package(
-    specs: Iterable[str], names: Mapping[str, str], build: set[str]
+    specs: Iterable[str], names: Mapping[str, str], build: AbstractSet[str]
 ) -> tuple[PackageCount, ...]:
     """Specs counted by package (and those of them in `build`), most first, then by name."""
     listed = list(specs)
@@ -67,7 +70,8 @@ def _by_package(
 def _names(report: Report, rebuilds: Rebuilds) -> dict[str, str]:
     """Each added spec's package: the cascades name theirs, the report's packages the rest."""
     names = {h: p.name for p in report.packages for h in p.specs_added}
-    names.update((c.hash, c.name) for c in rebuilds.cascades)
+    cascades = rebuilds.cascades
+    names.update(zip(map(_HASH, cascades), map(_NAME, cascades), strict=True))  # in C
     return names
 
 
@@ -79,8 +83,7 @@ def rebuilt_rows(report: Report, found: list[Cause]) -> list[RebuiltRow]:
         return []
     names = _names(report, rebuilds)
     rows = [
-        RebuiltRow(cause_sentence(c), _by_package(c.cascade, names, set(c.build_only)))
-        for c in found
+        RebuiltRow(cause_sentence(c), _by_package(c.cascade, names, c.build_only)) for c in found
     ]
     for said, specs in (
         (hash_scheme, rebuilds.hash_scheme),
