@@ -141,7 +141,7 @@ def _run(args: argparse.Namespace) -> int:
         old, new = load_pair(*_sides(args.old, args.new, args.repo), options, narrow)
     finally:
         progress.done()
-    report = diff_snapshots(old, new, narrow)
+    report = diff_snapshots(old, new, narrow, apart=_warn)
     report = dataclasses.replace(report, gates=_gates(report, args))
     KEPT(old, new, report)
     for warning in _usage_warnings(report, args):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError, printable
 from ..model import Filters, Page, Snapshot
@@ -15,7 +16,12 @@ from .filters import apply_filters, check_filters, in_question
 from .package import Asked, Key, Moves, package_change, page_entries
 from .rebuilds import narrow_rebuilds, rebuild_causes
 
+if TYPE_CHECKING:
+    from ..forked import Forked
+
 __all__ = ["diff_snapshots"]
+
+Told = Callable[[str], None]
 
 
 def _relabel(pages: Mapping[Key, Page], tag: str) -> dict[Key, Page]:
@@ -110,12 +116,32 @@ def _summary(packages: list[PackageChange], stacks: list[StackChange]) -> Summar
     )
 
 
-def _rebuilds(old: Snapshot, new: Snapshot) -> tuple[Rebuilds | None, tuple[str, ...]]:
-    """Why specs were rebuilt, when both sides are build-cache indexes (SPEC section 6)."""
-    if old.graph is None or new.graph is None:
-        return None, ()
-    rebuilds, notes = rebuild_causes(old.graph, new.graph)
-    return rebuilds, tuple(f"{new.source}: {note}" for note in notes)
+class _Rebuilds:
+    """Why specs were rebuilt, when both sides are build-cache indexes (SPEC section 6): worked
+    out at once, or `apart` in a forked child until `joined()`."""
+
+    def __init__(self, old: Snapshot, new: Snapshot, apart: Told | None) -> None:
+        self.source = new.source
+        self.found: tuple[Rebuilds, tuple[str, ...]] | None = None
+        self.child: Forked[tuple[Rebuilds, tuple[str, ...]]] | None = None
+        if old.graph is None or new.graph is None:
+            return
+        if apart is None:
+            self.found = rebuild_causes(old.graph, new.graph)
+        else:
+            from .causesapart import causes_apart  # msgspec: only when forked
+
+            self.child = causes_apart(old.graph, new.graph, apart)
+
+    def joined(self) -> tuple[Rebuilds | None, tuple[str, ...]]:
+        found = self.child.join() if self.child else self.found
+        if found is None:
+            return None, ()
+        return found[0], tuple(f"{self.source}: {note}" for note in found[1])
+
+    def cancel(self) -> None:
+        if self.child:
+            self.child.cancel()
 
 
 def _side(snapshot: Snapshot, stacks: int) -> Side:
@@ -131,12 +157,18 @@ def _side(snapshot: Snapshot, stacks: int) -> Side:
 
 
 def diff_snapshots(
-    old: Snapshot, new: Snapshot, filters: Filters | None = None, describe: bool = True
+    old: Snapshot,
+    new: Snapshot,
+    filters: Filters | None = None,
+    describe: bool = True,
+    apart: Told | None = None,
 ) -> Report:
     """Compare two snapshots (narrowed by the filters): every package, spec and stack changed.
 
     describe=False leaves out the explanations (`changes`, `kept`); rebuilt specs still count,
-    and stack moves are still found.
+    and stack moves are still found. With `apart` (the command), the causes of rebuilds are
+    worked out in a forked child while the pages are compared; `apart` hears why they were
+    worked out here after all.
     """
     if not old.pairs_with(new):
         raise UsageError(
@@ -148,11 +180,27 @@ def diff_snapshots(
     if filters.applied:
         check_filters(old, new, filters)
     next_diff()
-    rebuilds, notes = _rebuilds(old, new)  # on the whole graph: causes lie outside the filters
+    causes = _Rebuilds(old, new, apart)  # on the whole graph: causes lie outside the filters
+    try:
+        return _report(old, new, filters, describe, causes)
+    finally:
+        causes.cancel()  # an error or an interrupt while the child works
+
+
+def _narrowed(rebuilds: Rebuilds | None, new: Snapshot, filters: Filters) -> Rebuilds | None:
+    """The causes of the specs the filters keep in `new` (filtered): the walk ran on the whole
+    graph."""
+    if rebuilds is None or not filters.applied or new.graph is None:
+        return rebuilds
+    kept = {digest for page in new.pages.values() for digest in page_entries(page)}
+    return narrow_rebuilds(rebuilds, kept.__contains__, new.graph)
+
+
+def _report(
+    old: Snapshot, new: Snapshot, filters: Filters, describe: bool, causes: _Rebuilds
+) -> Report:
     old, new = apply_filters(old, filters), apply_filters(new, filters)
-    if rebuilds is not None and filters.applied and new.graph is not None:
-        kept = {digest for page in new.pages.values() for digest in page_entries(page)}
-        rebuilds = narrow_rebuilds(rebuilds, kept.__contains__, new.graph)
+    filtered = new
     old, new = _known(old, new)
     old_pages: Mapping[Key, Page] = old.pages
     if old.release_to(new):
@@ -167,9 +215,10 @@ def diff_snapshots(
     ]
     packages = _packages(old_pages, new_pages, differing, describe, in_question(filters))
     stacks = stack_coverage(old_pages, new_pages, differing, new.rest)
+    summary = _summary(packages, stacks.changes)
+    rebuilds, notes = causes.joined()
     # what the reports carry of paths and page data, on one line and valid UTF-8
     warnings = tuple(sorted({printable(w) for w in (*old.warnings, *new.warnings, *notes)}))
-    summary = _summary(packages, stacks.changes)
     return Report(
         _side(old, stacks.stacks_old),
         _side(new, stacks.stacks_new),
@@ -181,5 +230,5 @@ def diff_snapshots(
         warnings=warnings,
         filters=filters,
         skipped=tuple(sorted({printable(s) for s in (*old.skipped, *new.skipped)})),
-        rebuilds=rebuilds,
+        rebuilds=_narrowed(rebuilds, filtered, filters),
     )

@@ -1,26 +1,20 @@
 """One side's build-cache indexes read in a forked child while this process reads the other.
 
 Reading a 200k-record index is Python work per record and per edge (~5 s); the two sides are
-independent, so the new side is read on the machine's second core and comes back as one
-msgpack message of numbered values, rebuilt here in C-level passes (~1 s). Only where `fork`
-exists and no other thread runs; a child that fails for any reason but a `SnapdiffError` (said
-as this process would say it) leaves the side to be read here, as if never forked.
+independent, so the new side is read on the machine's second core (`forked.Forked`) and comes
+back as one msgpack message of numbered values, rebuilt here in C-level passes (~1 s).
 """
 
 from __future__ import annotations
 
-import os
-import signal
-import threading
 from collections.abc import Callable, Iterable, Mapping
 from itertools import chain, repeat
 from operator import attrgetter
-from typing import Any, NoReturn
+from typing import Any
 
 import msgspec
 
-from ... import errors
-from ...errors import SnapdiffError
+from ...forked import Forked
 from ...model import EdgeKind, Node
 from .index import Read
 from .nodes import Interned
@@ -57,15 +51,6 @@ class _Side(msgspec.Struct, array_like=True):
     held: tuple[list[int], list[int]]
     seen: tuple[list[int], list[int]]
     twice: int
-
-
-class _Failed(msgspec.Struct, array_like=True):
-    """The child's `SnapdiffError`: said here as it would have been."""
-
-    kind: str
-    where: str
-    what: str
-    fix: str
 
 
 def _columns(
@@ -134,79 +119,12 @@ def _decode(message: bytes | memoryview) -> Read:
     return read
 
 
-_ERRORS: dict[str, type[SnapdiffError]] = {
-    kind.__name__: kind
-    for kind in (SnapdiffError, errors.InputError, errors.UsageError, errors.TemplateError)
-}
-
-
-class Apart:
-    """A side being read in a forked child; `join()` gives it, `cancel()` stops the child.
-    `told` hears why a side was read here after all."""
+class Apart(Forked[Read]):
+    """A side being read in a forked child (`forked.Forked`): `join()` gives it, `cancel()`
+    stops the child. `told` hears why a side was read here after all."""
 
     def __init__(self, read: Callable[[], Read], told: Callable[[str], None]) -> None:
-        self.read, self.told = read, told
-        self.pid, self.out = 0, -1  # no child (yet): read here when joined
-        if hasattr(os, "fork") and threading.active_count() == 1:
-            try:
-                self._fork()
-            except OSError:  # no pipe or no process to be had: read here
-                self.cancel()
+        def failed(status: int) -> None:
+            told(f"reading it in a second process failed (status {status}); read here")
 
-    def _fork(self) -> None:
-        self.out, into = os.pipe()
-        try:
-            self.pid = os.fork()
-        except OSError:
-            os.close(into)
-            raise
-        if self.pid == 0:
-            _child(self.read, self.out, into)
-        os.close(into)
-
-    def join(self) -> Read:
-        """The side as read; its error raised here; read here when the child could not."""
-        if not self.pid:
-            return self.read()
-        out, self.out = self.out, -1  # closed below, whatever happens
-        with os.fdopen(out, "rb") as pipe:
-            message = pipe.read()
-        _, status = os.waitpid(self.pid, 0)
-        self.pid = 0
-        if status or not message:
-            self.told(f"reading it in a second process failed (status {status}); read here")
-            return self.read()
-        body = memoryview(message)[1:]
-        if message[:1] == b"E":
-            failed = msgspec.msgpack.decode(body, type=_Failed)
-            raise _ERRORS.get(failed.kind, SnapdiffError)(failed.where, failed.what, failed.fix)
-        return _decode(body)
-
-    def cancel(self) -> None:
-        """Stop the child if it is still at work (the other side failed, or an interrupt)."""
-        if self.pid:
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
-            self.pid = 0
-        if self.out >= 0:
-            os.close(self.out)
-            self.out = -1
-
-
-def _child(read: Callable[[], Read], out: int, into: int) -> NoReturn:
-    """In the child: read, say it down the pipe, and leave; nothing of the caller's runs here
-    (whatever is raised, even while saying an error, ends the child: the parent reads again)."""
-    code = 1
-    try:
-        os.close(out)
-        try:
-            said = (b"R", _encode(read()))
-        except SnapdiffError as exc:
-            failed = _Failed(type(exc).__name__, exc.where, exc.what, exc.fix)
-            said = (b"E", msgspec.msgpack.encode(failed))
-        with os.fdopen(into, "wb") as pipe:
-            for part in said:
-                pipe.write(part)
-        code = 0
-    finally:
-        os._exit(code)
+        super().__init__(read, _encode, _decode, failed)

@@ -1,0 +1,119 @@
+"""Work done in a forked child while this process goes on, its result sent back down a pipe.
+
+A 200k-record index pair is Python work per record on one core while the machine has two: a
+side read (`sources.mirror.apart`), or the causes of rebuilds worked out while the pages are
+compared (`compare.diff`), runs in a child. Only where `fork` exists and no other thread runs;
+a child that fails for any reason but a `SnapdiffError` (said here as this process would say
+it) leaves the work to be done here, as if never forked, after `told` hears why.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from collections.abc import Callable
+from typing import Generic, NoReturn, TypeVar
+
+import msgspec
+
+from . import errors
+from .errors import SnapdiffError
+
+__all__ = ["Forked"]
+
+T = TypeVar("T")
+
+
+class _Failed(msgspec.Struct, array_like=True):
+    """The child's `SnapdiffError`: said here as it would have been."""
+
+    kind: str
+    where: str
+    what: str
+    fix: str
+
+
+_ERRORS: dict[str, type[SnapdiffError]] = {
+    kind.__name__: kind
+    for kind in (SnapdiffError, errors.InputError, errors.UsageError, errors.TemplateError)
+}
+
+
+class Forked(Generic[T]):
+    """`work()` being done in a forked child; `join()` gives its result (`decode` of what
+    `encode` made of it there), `cancel()` stops the child. `told` hears the child's exit
+    status when the work was done here after all."""
+
+    def __init__(
+        self,
+        work: Callable[[], T],
+        encode: Callable[[T], bytes],
+        decode: Callable[[memoryview], T],
+        told: Callable[[int], None],
+    ) -> None:
+        self.work, self.encode, self.decode, self.told = work, encode, decode, told
+        self.pid, self.out = 0, -1  # no child (yet): the work is done here when joined
+        if hasattr(os, "fork") and threading.active_count() == 1:
+            try:
+                self._fork()
+            except OSError:  # no pipe or no process to be had: done here
+                self.cancel()
+
+    def _fork(self) -> None:
+        self.out, into = os.pipe()
+        try:
+            self.pid = os.fork()
+        except OSError:
+            os.close(into)
+            raise
+        if self.pid == 0:
+            _child(lambda: self.encode(self.work()), self.out, into)
+        os.close(into)
+
+    def join(self) -> T:
+        """The result; the child's error raised here; done here when the child could not."""
+        if not self.pid:
+            return self.work()
+        out, self.out = self.out, -1  # closed below, whatever happens
+        with os.fdopen(out, "rb") as pipe:
+            message = pipe.read()
+        _, status = os.waitpid(self.pid, 0)
+        self.pid = 0
+        if status or not message:
+            self.told(status)
+            return self.work()
+        body = memoryview(message)[1:]
+        if message[:1] == b"E":
+            failed = msgspec.msgpack.decode(body, type=_Failed)
+            raise _ERRORS.get(failed.kind, SnapdiffError)(failed.where, failed.what, failed.fix)
+        return self.decode(body)
+
+    def cancel(self) -> None:
+        """Stop the child if it is still at work (the caller failed, or an interrupt)."""
+        if self.pid:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            self.pid = 0
+        if self.out >= 0:
+            os.close(self.out)
+            self.out = -1
+
+
+def _child(done: Callable[[], bytes], out: int, into: int) -> NoReturn:
+    """In the child: work, say it down the pipe, and leave; nothing of the caller's runs here
+    (whatever is raised, even while saying an error, ends the child: the parent works again)."""
+    code = 1
+    try:
+        os.close(out)
+        try:
+            said = (b"R", done())
+        except SnapdiffError as exc:
+            failed = _Failed(type(exc).__name__, exc.where, exc.what, exc.fix)
+            said = (b"E", msgspec.msgpack.encode(failed))
+        with os.fdopen(into, "wb") as pipe:
+            for part in said:
+                pipe.write(part)
+        code = 0
+    finally:
+        os._exit(code)
