@@ -117,6 +117,7 @@ def _warn(text: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from .compare.causesapart import CausesApart
     from .compare.diff import diff_snapshots
     from .sources import LoadOptions, load_pair
 
@@ -126,6 +127,7 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError("--template", "give --template or --template-dir, not both", "")
     narrow = filters(args)
     progress = TerminalProgress(sys.stderr)
+    causes = CausesApart(_warn)  # started as soon as both sides' graphs are read
     options = LoadOptions(
         repo=args.repo,
         keep_going=args.keep_going,
@@ -136,12 +138,16 @@ def _run(args: argparse.Namespace) -> int:
         cache_dir=_cache_dir(args),
         warn=_warn,
         apart=True,
+        graphs=causes.start,
     )
     try:
-        old, new = load_pair(*_sides(args.old, args.new, args.repo), options, narrow)
+        try:
+            old, new = load_pair(*_sides(args.old, args.new, args.repo), options, narrow)
+        finally:
+            progress.done()
+        report = diff_snapshots(old, new, narrow, apart=causes)
     finally:
-        progress.done()
-    report = diff_snapshots(old, new, narrow, apart=_warn)
+        causes.cancel()  # an error or an interrupt while the child works
     report = dataclasses.replace(report, gates=_gates(report, args))
     KEPT(old, new, report)
     for warning in _usage_warnings(report, args):

@@ -12,10 +12,11 @@ import pytest
 
 from snapdiff.cli import main
 from snapdiff.compare import causesapart
+from snapdiff.compare.causesapart import CausesApart
 from snapdiff.compare.diff import diff_snapshots
-from snapdiff.model import Filters
+from snapdiff.model import Filters, Graph
 from snapdiff.render import render_json, render_markdown
-from snapdiff.sources import load_pair
+from snapdiff.sources import LoadOptions, load_pair
 
 CASES = Path(__file__).parent / "cases"
 
@@ -52,7 +53,7 @@ def test_causes_worked_out_apart_are_those_worked_out_here(case: str, forks: lis
     told: list[str] = []
     here = diff_snapshots(*pair)
     assert not forks
-    apart = diff_snapshots(*pair, apart=told.append)
+    apart = diff_snapshots(*pair, apart=CausesApart(told.append))
     assert len(forks) == 1 and no_child_left() and not told
     assert apart.rebuilds is not None and apart.rebuilds.rebuilt
     assert apart == here
@@ -65,14 +66,14 @@ def test_filters_narrow_the_causes_worked_out_apart(forks: list[int]) -> None:
     narrow = Filters(package=("lib*", "a*"))
     pair = load_pair(old, new, filters=narrow)
     here = diff_snapshots(*pair, narrow)
-    apart = diff_snapshots(*pair, narrow, apart=print)
+    apart = diff_snapshots(*pair, narrow, apart=CausesApart(print))
     assert here.rebuilds is not None and len(forks) == 1
     assert apart.rebuilds == here.rebuilds
 
 
 def test_pages_say_nothing_and_fork_nothing(forks: list[int]) -> None:
     pair = load_pair(str(Path("snapshots") / "v1"), str(Path("snapshots") / "v2"))
-    assert diff_snapshots(*pair, apart=print).rebuilds is None
+    assert diff_snapshots(*pair, apart=CausesApart(print)).rebuilds is None
     assert not forks
 
 
@@ -107,7 +108,7 @@ def test_an_error_while_comparing_pages_leaves_no_child(
     )
     monkeypatch.setattr(diff, "stack_coverage", failing)
     with pytest.raises(KeyboardInterrupt):
-        diff_snapshots(*pair, apart=print)
+        diff_snapshots(*pair, apart=CausesApart(print))
     assert len(forks) == 1 and no_child_left()
 
 
@@ -120,3 +121,25 @@ def test_the_command_works_the_causes_out_apart(
     assert capsys.readouterr().out == render_markdown(
         diff_snapshots(*load_pair(str(case / "old"), str(case / "new")))
     )
+
+
+def test_causes_start_as_soon_as_both_graphs_are_read(forks: list[int]) -> None:
+    causes, told = CausesApart(print), []
+
+    def started(old: Graph, new: Graph) -> None:
+        told.append((old, new))
+        causes.start(old, new)
+
+    case = CASES / "causes-real-v7"
+    pair = load_pair(str(case / "old"), str(case / "new"), LoadOptions(graphs=started))
+    assert len(forks) == 1 and len(told) == 1
+    assert told[0][0] is pair.old.graph and told[0][1] is pair.new.graph
+    report = diff_snapshots(*pair, apart=causes)
+    assert len(forks) == 1 and no_child_left()  # joined, not started again
+    assert report.rebuilds is not None and report == diff_snapshots(*pair)
+
+
+def test_pages_tell_no_graphs() -> None:
+    told: list[object] = []
+    load_pair("snapshots/v1", "snapshots/v2", LoadOptions(graphs=lambda *g: told.append(g)))
+    assert not told

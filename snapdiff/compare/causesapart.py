@@ -1,6 +1,6 @@
 """The causes of rebuilds (`rebuilds.rebuild_causes`) worked out in a forked child while this
-process compares the pages (`forked.Forked`): the child shares both sides' graphs as they are in
-memory, and the causes come back as one msgpack message."""
+process builds the pages and compares them (`forked.Forked`): the child shares both sides' graphs
+as they are in memory, and the causes come back as one msgpack message."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from ..model import Graph
 from ..report import Rebuilds
 from .rebuilds import rebuild_causes
 
-__all__ = ["Found", "causes_apart"]
+__all__ = ["CausesApart", "Found"]
 
 Found = tuple[Rebuilds, tuple[str, ...]]  # the causes, and warnings of the walk
 
@@ -27,14 +27,39 @@ def _decode(message: memoryview) -> Found:
     return found
 
 
-def causes_apart(old: Graph, new: Graph, told: Callable[[str], None]) -> Forked[Found]:
-    """`rebuild_causes(old, new)` started in a child; `told` hears why they were worked out
-    here after all."""
+class CausesApart:
+    """The causes of one pair's rebuilds in a child: started as soon as both graphs are read
+    (`start` given as `LoadOptions.graphs`), else by `diff_snapshots`, which joins them. `told`
+    hears why they were worked out here after all."""
 
-    def failed(status: int) -> None:
-        told(
+    def __init__(self, told: Callable[[str], None]) -> None:
+        self.told = told
+        self.graphs: tuple[Graph, Graph] | None = None
+        self.child: Forked[Found] | None = None
+
+    def start(self, old: Graph, new: Graph) -> None:
+        """Start working out the causes between these graphs, unless started already."""
+        if self.graphs is not None and self.graphs[0] is old and self.graphs[1] is new:
+            return
+        self.cancel()
+        self.graphs = (old, new)
+        self.child = Forked(lambda: rebuild_causes(old, new), _encode, _decode, self._failed)
+
+    def _failed(self, status: int) -> None:
+        self.told(
             f"working out why specs were rebuilt in a second process failed (status {status});"
             " worked out here"
         )
 
-    return Forked(lambda: rebuild_causes(old, new), _encode, _decode, failed)
+    def join(self) -> Found:
+        """The causes between the graphs started (worked out here if none were)."""
+        if self.child is None:
+            raise RuntimeError("join() of causes never started")
+        child, self.child, self.graphs = self.child, None, None
+        return child.join()
+
+    def cancel(self) -> None:
+        """Stop the child if it is still at work (an error, or an interrupt)."""
+        if self.child is not None:
+            self.child.cancel()
+        self.child, self.graphs = None, None

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError, printable
@@ -17,11 +17,9 @@ from .package import Asked, Key, Moves, package_change, page_entries
 from .rebuilds import narrow_rebuilds, rebuild_causes
 
 if TYPE_CHECKING:
-    from ..forked import Forked
+    from .causesapart import CausesApart
 
 __all__ = ["diff_snapshots"]
-
-Told = Callable[[str], None]
 
 
 def _relabel(pages: Mapping[Key, Page], tag: str) -> dict[Key, Page]:
@@ -120,28 +118,25 @@ class _Rebuilds:
     """Why specs were rebuilt, when both sides are build-cache indexes (SPEC section 6): worked
     out at once, or `apart` in a forked child until `joined()`."""
 
-    def __init__(self, old: Snapshot, new: Snapshot, apart: Told | None) -> None:
-        self.source = new.source
+    def __init__(self, old: Snapshot, new: Snapshot, apart: CausesApart | None) -> None:
+        self.source, self.apart = new.source, apart
         self.found: tuple[Rebuilds, tuple[str, ...]] | None = None
-        self.child: Forked[tuple[Rebuilds, tuple[str, ...]]] | None = None
         if old.graph is None or new.graph is None:
-            return
-        if apart is None:
+            self.apart = None
+        elif apart is None:
             self.found = rebuild_causes(old.graph, new.graph)
         else:
-            from .causesapart import causes_apart  # msgspec: only when forked
-
-            self.child = causes_apart(old.graph, new.graph, apart)
+            apart.start(old.graph, new.graph)  # unless started as the graphs were read
 
     def joined(self) -> tuple[Rebuilds | None, tuple[str, ...]]:
-        found = self.child.join() if self.child else self.found
+        found = self.apart.join() if self.apart else self.found
         if found is None:
             return None, ()
         return found[0], tuple(f"{self.source}: {note}" for note in found[1])
 
     def cancel(self) -> None:
-        if self.child:
-            self.child.cancel()
+        if self.apart:
+            self.apart.cancel()
 
 
 def _side(snapshot: Snapshot, stacks: int) -> Side:
@@ -161,14 +156,14 @@ def diff_snapshots(
     new: Snapshot,
     filters: Filters | None = None,
     describe: bool = True,
-    apart: Told | None = None,
+    apart: CausesApart | None = None,
 ) -> Report:
     """Compare two snapshots (narrowed by the filters): every package, spec and stack changed.
 
     describe=False leaves out the explanations (`changes`, `kept`); rebuilt specs still count,
     and stack moves are still found. With `apart` (the command), the causes of rebuilds are
-    worked out in a forked child while the pages are compared; `apart` hears why they were
-    worked out here after all.
+    worked out in a forked child while the pages are compared (started when the graphs were
+    read, if `apart.start` was given as `LoadOptions.graphs`).
     """
     if not old.pairs_with(new):
         raise UsageError(

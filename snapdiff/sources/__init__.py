@@ -11,6 +11,7 @@ from .git.reader import Progress
 from .git.repo import GitRepo
 from .git.tallycache import TallyCache
 from .kinds import (
+    IndexSource,
     LoadOptions,
     MirrorRevisionSource,
     RevisionSource,
@@ -53,10 +54,13 @@ def load_pair(
         apart = read_apart(new, options)  # a local index: started first, read beside OLD
         try:
             first = open_source(old, options, repos)
+            if isinstance(first, IndexSource):  # its pages built while NEW is read apart
+                first.load(PageCache())
             sources = first, apart.source() if apart else open_source(new, options, repos)
         finally:
             if apart:
                 apart.cancel()  # when OLD failed
+        _graphs_read(sources, options)
         if (
             isinstance(sources[0], RevisionSource)
             and isinstance(sources[1], RevisionSource)
@@ -73,6 +77,13 @@ def load_pair(
             sources = open_source(old, options, repos), open_source(new, options, repos)
             pair = _whole_pair(sources, counted=False)
         return SnapshotPair(*pair)
+
+
+def _graphs_read(sources: tuple[Source, Source], options: LoadOptions) -> None:
+    """`options.graphs` told both sides' graphs, when both are build-cache indexes."""
+    old, new = sources
+    if options.graphs and isinstance(old, IndexSource) and isinstance(new, IndexSource):
+        options.graphs(old.graph, new.graph)
 
 
 def _whole_pair(sources: tuple[Source, Source], counted: bool) -> tuple[Snapshot, Snapshot]:

@@ -6,17 +6,24 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
 from ..errors import InputError
-from ..model import Snapshot
+from ..model import Graph, Snapshot
 from .directory import read_directory
 from .git.reader import Progress, quiet, readable
 from .git.repo import GitRepo, Revision, TreeFile
-from .mirror.index import Read, is_index_file, lone_stack, read_indexes, snapshot_of
+from .mirror.index import (
+    Read,
+    graph_of,
+    is_index_file,
+    lone_stack,
+    read_indexes,
+    snapshot_of,
+)
 from .mirror.layouts import MAX_INDEX_BYTES, Folder, Index, find_mirrors, index_of, is_url
 from .mirror.tree import TreeMirror, mirror_files, tree_mirrors
 from .pages import MAX_PAGE_BYTES, ParsedPage, is_catalogue_path, is_page_content
@@ -127,18 +134,28 @@ class RevisionSource:
 
 
 class IndexSource:
-    """Spack build-cache indexes: one file, mirrors in a folder, or mirrors over HTTP(S)."""
+    """Spack build-cache indexes: one file, mirrors in a folder, or mirrors over HTTP(S). The
+    graph is known once they are read; the pages are built when first loaded."""
 
     def __init__(self, source: str, read: Read, options: LoadOptions) -> None:
         """What `read_indexes` gave of the source's indexes."""
         self.problems = Problems(options.keep_going)
-        self.snapshot = snapshot_of(source, read, options.index_tag)
+        self.source, self.tag, self.graph = source, options.index_tag, graph_of(read)
+        self.read: Read | None = read  # until the pages are built
+        self.snapshot: Snapshot | None = None
 
     def digests(self) -> set[str]:
         return set()  # built, not read: every page is compared in full
 
     def load(self, cache: PageCache) -> Snapshot:
+        if self.snapshot is None:
+            read, self.read = self.read, None
+            assert read is not None  # held until the snapshot is built, once
+            self.snapshot = self.built(snapshot_of(self.source, read, self.tag, self.graph))
         return self.snapshot
+
+    def built(self, snapshot: Snapshot) -> Snapshot:
+        return snapshot
 
 
 class MirrorRevisionSource(IndexSource):
@@ -151,9 +168,10 @@ class MirrorRevisionSource(IndexSource):
         mirrors = tree_mirrors(files)
         indexes = (index_of(TreeMirror(repo, revision, files, p), stack) for stack, p in mirrors)
         super().__init__(revision.arg, read_indexes(indexes, options.progress), options)
-        self.snapshot = dataclasses.replace(
-            self.snapshot, commit=revision.commit, date=revision.date
-        )
+
+    def built(self, snapshot: Snapshot) -> Snapshot:
+        """The revision's commit and date on the snapshot."""
+        return dataclasses.replace(snapshot, commit=self.revision.commit, date=self.revision.date)
 
     def at(self, revision: Revision, options: LoadOptions) -> MirrorRevisionSource | None:
         """The same repository's mirrors at another revision; None when no file changed."""
@@ -180,6 +198,9 @@ class LoadOptions:
     cache_dir: str | None = None  # where tallies of revisions are kept across runs (None: not)
     warn: Progress = quiet  # told of a cache file ignored or a cache that cannot be written
     apart: bool = False  # read a local index side in a forked child beside the other (the CLI)
+    # told both sides' graphs (build-cache indexes) once both are read, before NEW's pages are
+    # built: the command starts working out the causes of rebuilds there
+    graphs: Callable[[Graph, Graph], None] | None = None
 
 
 def _lone_index(arg: str, stack: str) -> Iterator[Index]:

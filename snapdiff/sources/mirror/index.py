@@ -27,7 +27,15 @@ if TYPE_CHECKING:  # msgspec: only when an index is read
     from .nodes import Interned
     from .records import Install
 
-__all__ = ["Read", "is_index_file", "load_indexes", "lone_stack", "read_indexes", "snapshot_of"]
+__all__ = [
+    "Read",
+    "graph_of",
+    "is_index_file",
+    "load_indexes",
+    "lone_stack",
+    "read_indexes",
+    "snapshot_of",
+]
 
 
 def is_index_file(path: str) -> bool:
@@ -149,13 +157,18 @@ def read_indexes(indexes: Iterable[Index], progress: Progress = quiet) -> Read:
     return read
 
 
-def snapshot_of(source: str, read: Read, tag: str) -> Snapshot:
-    """One snapshot of what a side's indexes gave, grouped into pages, with the graph of every
-    record (binaries, externals and the rest) for the causes of rebuilds."""
+def graph_of(read: Read) -> Graph:
+    """The graph of every record a side's indexes gave (binaries, externals and the rest), for
+    the causes of rebuilds."""
+    return Graph(read.nodes, {**read.seen, **read.held})  # a binary wherever it is, else listed
+
+
+def snapshot_of(source: str, read: Read, tag: str, graph: Graph) -> Snapshot:
+    """One snapshot of what a side's indexes gave (`graph`: `graph_of(read)`), grouped into
+    pages."""
     from .records import FIX
 
-    intern = read.intern
-    stacks = {**read.seen, **read.held}  # a record's binary wherever it is, else where listed
+    intern, stacks = read.intern, graph.stacks
     by_package: dict[str, dict[str, Entry]] = {}
     for digest in sorted(read.records):
         node = read.nodes[digest]
@@ -173,7 +186,6 @@ def snapshot_of(source: str, read: Read, tag: str) -> Snapshot:
     pages = {(tag, name): _page(source, tag, name, by_package[name]) for name in sorted(by_package)}
     if not pages:
         raise InputError(source, "no build-cache records (in_buildcache: true) found", FIX)
-    graph = Graph(read.nodes, stacks)
     warnings = _graph_warnings(source, graph, intern.twice)
     return Snapshot(source, pages, warnings=warnings, graph=graph)
 
@@ -182,4 +194,5 @@ def load_indexes(
     source: str, indexes: Iterable[Index], tag: str, progress: Progress = quiet
 ) -> Snapshot:
     """One snapshot of every build-cache record in these indexes (`snapshot_of`)."""
-    return snapshot_of(source, read_indexes(indexes, progress), tag)
+    read = read_indexes(indexes, progress)
+    return snapshot_of(source, read, tag, graph_of(read))
