@@ -192,3 +192,29 @@ def test_one_recipe_change_in_several_configurations_is_one_line() -> None:
         "cmake recipe changed, same version 3.30.5 (in 2 specs): no other spec rebuilt through it",
         "cmake recipe changed, same version 3.31.0: no other spec rebuilt through it",
     ]
+
+
+@pytest.mark.parametrize("case", ["causes-generated", "causes-real-v7", "causes-real-v8"])
+def test_folds_counted_from_the_triggers_are_those_counted_per_spec(case: str) -> None:
+    """A cause's packages come from its triggers' own counts when their cascades are disjoint;
+    the same rows as counting each spec (what records made without counts fall back to)."""
+    from snapdiff.compare.causes import causes
+    from snapdiff.compare.diff import diff_snapshots
+    from snapdiff.render.rebuildfolds import rebuilt_rows
+    from snapdiff.sources import load_pair
+
+    cases = Path(__file__).parent / "cases" / case
+    found = diff_snapshots(*load_pair(str(cases / "old"), str(cases / "new")))
+    assert found.rebuilds is not None and found.rebuilds.triggers
+    for t in found.rebuilds.triggers:  # the counts the compare made: of the specs listed
+        assert sum(n for _, n in t.packages) == len(t.cascade)
+        assert sum(n for _, n in t.packages_build_only) == len(t.cascade_build_only)
+    uncounted = dataclasses.replace(
+        found.rebuilds,
+        triggers=tuple(
+            dataclasses.replace(t, packages=(), packages_build_only=())
+            for t in found.rebuilds.triggers
+        ),
+    )
+    bare = dataclasses.replace(found, rebuilds=uncounted)
+    assert rebuilt_rows(found, causes(found.rebuilds)) == rebuilt_rows(bare, causes(uncounted))

@@ -4,7 +4,7 @@ hash-scheme and unexplained rest, and binaries the new cache lacks. No I/O."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from itertools import chain, compress
 from operator import attrgetter, itemgetter, not_, or_
@@ -25,6 +25,7 @@ _NONE: frozenset[str] = frozenset()
 _NAME, _DEPS = attrgetter("name"), attrgetter("deps")
 _BINARY, _EXTERNAL = attrgetter("binary"), attrgetter("external")
 _TRIGGERS, _LINKED, _LEAVES = itemgetter(0), itemgetter(1), itemgetter(2)
+_COUNT = itemgetter(1)
 _NOTHING: Reach = (_NONE, _NONE, False)  # an edge to a record `OLD` holds, or closing a cycle
 _OUTSIDE: Reach = (_NONE, _NONE, True)  # an edge to a hash no rebuilt spec has
 
@@ -109,15 +110,25 @@ def _group(specs: list[str], new: Graph) -> tuple[set[str], Counter[str]]:
     return stacks, Counter(map(_NAME, map(new.nodes.__getitem__, specs)))
 
 
-def _spread(digest: str, groups: Iterable[tuple[set[str], Counter[str]]], new: Graph) -> Spread:
+Groups = list[tuple[set[str], Counter[str]]]  # groups of specs: their stacks, their packages
+
+
+def _spread(digest: str, groups: Groups, new: Graph) -> Spread:
     """The stacks holding a trigger or its cascade (given as groups of specs), and the cascade
-    by package (most first)."""
+    by package."""
     stacks = set(new.stacks.get(digest, ()))
-    packages: Counter[str] = Counter()
-    for held, counted in groups:
+    for held, _ in groups:
         stacks |= held
+    return tuple(sorted(stacks)), _by_package(groups)
+
+
+def _by_package(groups: Groups) -> tuple[tuple[str, int], ...]:
+    """The specs of these groups by package, most first, then by name (two sorts in C: the
+    second keeps the first's order among equals)."""
+    packages: Counter[str] = Counter()
+    for _, counted in groups:
         packages.update(counted)
-    return tuple(sorted(stacks)), tuple(sorted(packages.items(), key=lambda n: (-n[1], n[0])))
+    return tuple(sorted(sorted(packages.items()), key=_COUNT, reverse=True))
 
 
 class _Reached:
@@ -130,7 +141,8 @@ class _Reached:
             groups[reach].append(digest)
         self.cascade: dict[str, list[list[str]]] = {t: [] for t in walk.triggers}
         self.build_only: dict[str, list[list[str]]] = {t: [] for t in walk.triggers}
-        self.parts: dict[str, list[tuple[set[str], Counter[str]]]] = {t: [] for t in walk.triggers}
+        self.parts: dict[str, Groups] = {t: [] for t in walk.triggers}
+        self.build_parts: dict[str, Groups] = {t: [] for t in walk.triggers}
         self.scheme: list[str] = []
         self.unexplained: list[str] = []
         for (causes, linked, leaves), group in groups.items():
@@ -143,6 +155,7 @@ class _Reached:
                 self.parts[cause].append(part)
                 if cause not in linked:
                     self.build_only[cause].append(group)
+                    self.build_parts[cause].append(part)
 
 
 def _cascades(walk: _Walk, specs: list[str], pairs: Mapping[str, str], new: Nodes) -> list[Cascade]:
@@ -171,6 +184,7 @@ def _trigger(
         stacks,
         packages,
         new.nodes[digest].version,
+        _by_package(reached.build_parts[digest]),
     )
 
 
@@ -271,6 +285,7 @@ def narrow_rebuilds(rebuilds: Rebuilds, kept: Callable[[str], bool], new: Graph)
                     cascade_build_only=build_only,
                     stacks=stacks,
                     packages=packages,
+                    packages_build_only=_by_package([_group(list(build_only), new)]),
                 )
             )
     triggers.sort(key=lambda t: (-len(t.cascade), t.name, t.hash))

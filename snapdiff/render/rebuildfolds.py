@@ -19,7 +19,7 @@ from ..compare.causes import (
     hash_scheme,
     unexplained,
 )
-from ..report import MissingDependency, Rebuilds, Report, Sentence, counted
+from ..report import MissingDependency, Rebuilds, Report, Sentence, Trigger, counted
 from .markup import Safe, code, html_code
 from .views import CountedPackage, PackagesView, RebuildViews
 
@@ -75,22 +75,48 @@ def _names(report: Report, rebuilds: Rebuilds) -> dict[str, str]:
     return names
 
 
+def _counted(cause: Cause, triggers: Mapping[str, Trigger]) -> tuple[PackageCount, ...] | None:
+    """A cause's specs by package from its triggers' own counts, when those are whole (their
+    counts add up) and their cascades disjoint (then a spec's build-only part is its trigger's):
+    no look-up per spec. None otherwise."""
+    mine = [triggers[digest] for digest in cause.triggers]
+    if sum(len(t.cascade) for t in mine) != len(cause.cascade):
+        return None  # a spec reached from two of them
+    counts: Counter[str] = Counter()
+    build: Counter[str] = Counter()
+    for t in mine:
+        counts.update(dict(t.packages))
+        build.update(dict(t.packages_build_only))
+    if counts.total() != len(cause.cascade) or build.total() != len(cause.build_only):
+        return None  # records made without their counts
+    order = sorted(counts, key=lambda name: (-counts[name], name))
+    return tuple((name, counts[name], build[name]) for name in order)
+
+
 def rebuilt_rows(report: Report, found: list[Cause]) -> list[RebuiltRow]:
     """Every cause (`found`, the report's `causes`) with its cascade by package, then the
     hash-scheme and unexplained specs."""
     rebuilds = report.rebuilds
     if rebuilds is None or not rebuilds.rebuilt:
         return []
-    names = _names(report, rebuilds)
+    triggers = {t.hash: t for t in rebuilds.triggers}
+    counts = [_counted(c, triggers) for c in found]
+    names = {}  # each spec's package, when some rows need it (a look-up per spec)
+    if None in counts or rebuilds.hash_scheme or rebuilds.unexplained:
+        names = _names(report, rebuilds)
     rows = [
-        RebuiltRow(cause_sentence(c), _by_package(c.cascade, names, c.build_only)) for c in found
+        RebuiltRow(
+            cause_sentence(c),
+            _by_package(c.cascade, names, c.build_only) if n is None else n,
+        )
+        for c, n in zip(found, counts, strict=True)
     ]
     for said, specs in (
         (hash_scheme, rebuilds.hash_scheme),
         (unexplained, rebuilds.unexplained),
     ):
         if specs:
-            rows.append(RebuiltRow(said(len(specs)), _by_package(specs, names, set())))
+            rows.append(RebuiltRow(said(len(specs)), _by_package(specs, names, frozenset())))
     return rows
 
 

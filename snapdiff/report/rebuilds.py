@@ -34,6 +34,8 @@ class Trigger:
     # the cascade by package: (name, specs), most specs first, then name
     packages: tuple[tuple[str, int], ...] = ()
     version: str = ""  # the trigger's own version: what "recipe changed, same version" names
+    # its build-only part by package, the same way (not in the JSON: the Markdown's folds)
+    packages_build_only: tuple[tuple[str, int], ...] = ()
 
 
 class Cascade(msgspec.Struct, frozen=True, gc=False):
