@@ -84,6 +84,25 @@ def test_an_edge_listed_twice_is_told_from_apart(tmp_path: Path, forks: list[int
     assert any("1 dependency edges listed twice" in warning for warning in here)
 
 
+@pytest.mark.parametrize("apart", [False, True])
+def test_the_sides_share_their_values_and_count_their_own(tmp_path: Path, apart: bool) -> None:
+    """Values equal on both sides are one object (compared by identity); each side's warnings
+    count its own edges listed twice."""
+    more = {"c" * 32: {"spec": {"name": "y", "dependencies": [EDGE, EDGE]}, "in_buildcache": True}}
+    old = write(tmp_path / "old.json", {**GOOD, **TWICE})
+    new = write(tmp_path / "new.json", {**GOOD, **TWICE, **more})
+    pair = load_pair(old, new, LoadOptions(apart=apart))
+    assert pair.old.graph is not None and pair.new.graph is not None
+    before, after = pair.old.graph.nodes, pair.new.graph.nodes
+    assert [(k, v) for k, v in before.items() if k in after] == [(k, after[k]) for k in before]
+    for digest in before:
+        mine, theirs = before[digest], after[digest]
+        assert mine is not theirs and mine.kinds is theirs.kinds and mine.name is theirs.name
+        assert next(d for d in after if d == digest) is next(d for d in before if d == digest)
+    assert any("1 dependency edges listed twice" in w for w in pair.old.warnings)
+    assert any("2 dependency edges listed twice" in w for w in pair.new.warnings)
+
+
 def test_the_error_of_a_side_read_apart_is_said_as_here(tmp_path: Path, forks: list[int]) -> None:
     old, new = write(tmp_path / "old.json", GOOD), write(tmp_path / "new.json", BAD)
     with pytest.raises(InputError) as here:

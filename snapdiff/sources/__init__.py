@@ -54,9 +54,12 @@ def load_pair(
         apart = read_apart(new, options)  # a local index: started first, read beside OLD
         try:
             first = open_source(old, options, repos)
+            shared = None  # OLD's values, that NEW's equal ones become (compared by identity)
             if isinstance(first, IndexSource):  # its pages built while NEW is read apart
                 first.load(PageCache())
-            sources = first, apart.source() if apart else open_source(new, options, repos)
+                shared = first.intern
+            second = apart.source(shared) if apart else open_source(new, options, repos, shared)
+            sources: tuple[Source, Source] = (first, second)
         finally:
             if apart:
                 apart.cancel()  # when OLD failed

@@ -9,7 +9,7 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..errors import InputError
 from ..model import Graph, Snapshot
@@ -28,6 +28,9 @@ from .mirror.layouts import MAX_INDEX_BYTES, Folder, Index, find_mirrors, index_
 from .mirror.tree import TreeMirror, mirror_files, tree_mirrors
 from .pages import MAX_PAGE_BYTES, ParsedPage, is_catalogue_path, is_page_content
 from .snapshot import PageBytes, PageCache, Problems, build_snapshot
+
+if TYPE_CHECKING:  # msgspec: only when an index is read
+    from .mirror.nodes import Interned
 
 __all__ = [
     "LoadOptions",
@@ -141,6 +144,7 @@ class IndexSource:
         """What `read_indexes` gave of the source's indexes."""
         self.problems = Problems(options.keep_going)
         self.source, self.tag, self.graph = source, options.index_tag, graph_of(read)
+        self.intern = read.intern  # its values, shared with the other side's read
         self.read: Read | None = read  # until the pages are built
         self.snapshot: Snapshot | None = None
 
@@ -231,7 +235,9 @@ class ApartSource:
             lambda: read_indexes(indexes, quiet), lambda what: options.warn(f"{arg}: {what}")
         )
 
-    def source(self) -> IndexSource:
+    def source(self, shared: Interned | None) -> IndexSource:
+        """The side read (`shared`: the other side's values, see `Interned`)."""
+        self.apart.shared = shared
         self.options.progress(f"{self.arg}: reading its records beside the other side")
         return IndexSource(self.arg, self.apart.join(), self.options)
 
@@ -245,8 +251,11 @@ def read_apart(arg: str, options: LoadOptions) -> ApartSource | None:
     return None if indexes is None else ApartSource(arg, indexes, options)
 
 
-def open_source(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> Source:
-    """A build-cache index, a directory (of pages or of indexes), else a git revision."""
+def open_source(
+    arg: str, options: LoadOptions, repos: dict[str, GitRepo], shared: Interned | None = None
+) -> Source:
+    """A build-cache index, a directory (of pages or of indexes), else a git revision
+    (`shared`: the other side's values, for an index, see `Interned`)."""
     if is_url(arg):
         mirrors = [(options.stack_name or "root", arg), *options.stack_urls]
         from .mirror.web import (
@@ -254,10 +263,10 @@ def open_source(arg: str, options: LoadOptions, repos: dict[str, GitRepo]) -> So
         )
 
         addresses = (index_of(Web(url, options.progress), stack) for stack, url in mirrors)
-        return IndexSource(arg, read_indexes(addresses, options.progress), options)
+        return IndexSource(arg, read_indexes(addresses, options.progress, shared), options)
     indexes = local_indexes(arg, options)
     if indexes is not None:
-        return IndexSource(arg, read_indexes(indexes, options.progress), options)
+        return IndexSource(arg, read_indexes(indexes, options.progress, shared), options)
     if os.path.isdir(arg):
         return DirectorySource(arg, Problems(options.keep_going), options.progress)
     if os.path.exists(arg):

@@ -96,20 +96,25 @@ def _encode(read: Read) -> bytes:
     return msgspec.msgpack.encode(side)
 
 
-def _decode(message: bytes | memoryview) -> Read:
+def _decode(message: bytes | memoryview, shared: Interned | None = None) -> Read:
+    """The side as read (`shared`: the other side's values, see `Interned`)."""
     side = msgspec.msgpack.decode(message, type=_Side)
-    value = side.values.__getitem__
-    kind = side.kinds.__getitem__
+    intern = Interned(shared)
+    value = list(map(intern.seen.setdefault, side.values, side.values)).__getitem__
+    known = {kind: kind for kind in intern.kinds.values()}
+    kind = list(map(known.setdefault, side.kinds, side.kinds)).__getitem__
 
     def spelled(numbers: Iterable[int]) -> list[Any]:  # strings or tuples, as encoded
         return list(map(value, numbers))
 
     fields = [spelled(column) for column in side.fields]
     tuples = [tuple(map(kind, numbers)) for numbers in side.kind_tuples]
+    alike = {found: found for found in intern.kind_tuples.values()}
+    tuples = list(map(alike.setdefault, tuples, tuples))
     edges = map(tuples.__getitem__, side.edge_kinds)
     deps = map(tuple, map(map, repeat(value), side.deps))
     made = map(Node, *fields, side.external, side.binary, edges, deps)
-    read = Read(Interned())
+    read = Read(intern)
     read.nodes = dict(zip(spelled(side.digests), made, strict=True))
     read.records, read.held, read.seen = (
         dict(zip(spelled(keys), spelled(values), strict=True))
@@ -127,4 +132,5 @@ class Apart(Forked[Read]):
         def failed(status: int) -> None:
             told(f"reading it in a second process failed (status {status}); read here")
 
-        super().__init__(read, _encode, _decode, failed)
+        self.shared: Interned | None = None  # the other side's values, once it is read
+        super().__init__(read, _encode, lambda message: _decode(message, self.shared), failed)

@@ -140,12 +140,15 @@ def _graph_warnings(source: str, graph: Graph, twice: int) -> tuple[str, ...]:
     return tuple(found)
 
 
-def read_indexes(indexes: Iterable[Index], progress: Progress = quiet) -> Read:
-    """Every build-cache record in these indexes, read one index at a time."""
+def read_indexes(
+    indexes: Iterable[Index], progress: Progress = quiet, shared: Interned | None = None
+) -> Read:
+    """Every build-cache record in these indexes, read one index at a time (`shared`: the
+    other side's values, see `Interned`)."""
     from .nodes import Interned  # msgspec: only when an index is read
     from .records import decode_index
 
-    read = Read(Interned())
+    read = Read(Interned(shared))
     for index in indexes:
         where, stack = index.where, index.stack
         progress(f"{where}: decoding {len(index.data) / 1e6:,.0f} MB")

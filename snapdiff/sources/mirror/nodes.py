@@ -67,14 +67,23 @@ class Interned:
     """One object per distinct string or tuple of a side's graph, and each distinct variant set,
     arch and edge kind spelled once."""
 
-    def __init__(self) -> None:
-        self.seen: dict[Any, Any] = {}
-        self.kinds: dict[tuple[str, EdgeParameters | None], EdgeKind] = {}
+    def __init__(self, shared: Interned | None = None) -> None:
+        """`shared`: the other side's, whose tables of values this side adds to (what is read
+        the same from any index): values equal on both sides are then one object, compared and
+        looked up by identity."""
+        self.seen: dict[Any, Any] = shared.seen if shared else {}
+        self.kinds: dict[tuple[str, EdgeParameters | None], EdgeKind] = (
+            shared.kinds if shared else {}
+        )
         # each distinct tuple of a record's edge kinds once, by the kinds' ids (records of a
         # package alike share it; the kinds live as long as `kinds`)
-        self.kind_tuples: dict[tuple[int, ...], tuple[EdgeKind, ...]] = {}
-        self.variant_sets: dict[bytes, _Variants] = {}  # by the record's raw `parameters`
-        self.arches: dict[Arch | None, tuple[str, str, str]] = {}
+        self.kind_tuples: dict[tuple[int, ...], tuple[EdgeKind, ...]] = (
+            shared.kind_tuples if shared else {}
+        )
+        # by the record's raw `parameters`
+        self.variant_sets: dict[bytes, _Variants] = shared.variant_sets if shared else {}
+        self.arches: dict[Arch | None, tuple[str, str, str]] = shared.arches if shared else {}
+        # of this side only:
         # a compiler edge's (name, hash): its spelling, when its record was found
         self.providers: dict[tuple[str, str], str] = {}
         self.twice = 0  # edges listed twice in one record (kept once)
