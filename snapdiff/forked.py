@@ -43,7 +43,7 @@ _ERRORS: dict[str, type[SnapdiffError]] = {
 class Forked(Generic[T]):
     """`work()` being done in a forked child; `join()` gives its result (`decode` of what
     `encode` made of it there), `cancel()` stops the child. `told` hears the child's exit
-    status when the work was done here after all."""
+    code (a signal's number, negative) when the work was done here after all."""
 
     def __init__(
         self,
@@ -68,7 +68,7 @@ class Forked(Generic[T]):
             os.close(into)
             raise
         if self.pid == 0:
-            _child(lambda: self.encode(self.work()), self.out, into)
+            _child(lambda: self.encode(self.work()), into)
         os.close(into)
 
     def join(self) -> T:
@@ -81,7 +81,7 @@ class Forked(Generic[T]):
         _, status = os.waitpid(self.pid, 0)
         self.pid = 0
         if status or not message:
-            self.told(status)
+            self.told(os.waitstatus_to_exitcode(status))
             return self.work()
         body = memoryview(message)[1:]
         if message[:1] == b"E":
@@ -100,12 +100,15 @@ class Forked(Generic[T]):
             self.out = -1
 
 
-def _child(done: Callable[[], bytes], out: int, into: int) -> NoReturn:
+def _child(done: Callable[[], bytes], into: int) -> NoReturn:
     """In the child: work, say it down the pipe, and leave; nothing of the caller's runs here
-    (whatever is raised, even while saying an error, ends the child: the parent works again)."""
+    (whatever is raised, even while saying an error, ends the child: the parent works again).
+    Every descriptor but the standard ones and the pipe is closed first: a pipe to a process the
+    parent waits for (`git cat-file`'s input) must not stay open here."""
     code = 1
     try:
-        os.close(out)
+        os.closerange(3, into)
+        os.closerange(into + 1, os.sysconf("SC_OPEN_MAX"))
         try:
             said = (b"R", done())
         except SnapdiffError as exc:

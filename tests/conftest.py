@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -28,3 +29,19 @@ settings.load_profile(os.environ.get("SNAPDIFF_HYPOTHESIS", "default"))
 def _own_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test's snapdiff keeps its tallies in a folder of its own, never in the user's."""
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+
+
+@pytest.fixture
+def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The children forked (their pids), `os.fork` otherwise unchanged."""
+    made: list[int] = []
+    fork: Callable[[], int] = os.fork
+
+    def counted() -> int:
+        pid = fork()
+        if pid:
+            made.append(pid)
+        return pid
+
+    monkeypatch.setattr(os, "fork", counted)
+    return made

@@ -4,45 +4,29 @@ worked out here, said on stderr; an error meanwhile leaves no child behind."""
 
 from __future__ import annotations
 
+import json
 import os
-from collections.abc import Callable
+import shutil
+import signal
+import subprocess
+import sys
 from pathlib import Path
+from subprocess import PIPE
 
 import pytest
+from clirun import V1, V2
+from forks import no_child_left
 
 from snapdiff.cli import main
 from snapdiff.compare import causesapart
 from snapdiff.compare.causesapart import CausesApart
 from snapdiff.compare.diff import diff_snapshots
+from snapdiff.errors import InputError
 from snapdiff.model import Filters, Graph
 from snapdiff.render import render_json, render_markdown
 from snapdiff.sources import LoadOptions, load_pair
 
 CASES = Path(__file__).parent / "cases"
-
-
-@pytest.fixture
-def forks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The children forked (their pids), `os.fork` otherwise unchanged."""
-    made: list[int] = []
-    fork: Callable[[], int] = os.fork
-
-    def counted() -> int:
-        pid = fork()
-        if pid:
-            made.append(pid)
-        return pid
-
-    monkeypatch.setattr(os, "fork", counted)
-    return made
-
-
-def no_child_left() -> bool:
-    try:
-        os.waitpid(-1, os.WNOHANG)
-    except ChildProcessError:
-        return True
-    return False
 
 
 @pytest.mark.parametrize(
@@ -66,13 +50,14 @@ def test_filters_narrow_the_causes_worked_out_apart(forks: list[int]) -> None:
     narrow = Filters(package=("lib*", "a*"))
     pair = load_pair(old, new, filters=narrow)
     here = diff_snapshots(*pair, narrow)
-    apart = diff_snapshots(*pair, narrow, apart=CausesApart(print))
-    assert here.rebuilds is not None and len(forks) == 1
+    told: list[str] = []
+    apart = diff_snapshots(*pair, narrow, apart=CausesApart(told.append))
+    assert here.rebuilds is not None and len(forks) == 1 and not told
     assert apart.rebuilds == here.rebuilds
 
 
 def test_pages_say_nothing_and_fork_nothing(forks: list[int]) -> None:
-    pair = load_pair(str(Path("snapshots") / "v1"), str(Path("snapshots") / "v2"))
+    pair = load_pair(V1, V2)
     assert diff_snapshots(*pair, apart=CausesApart(print)).rebuilds is None
     assert not forks
 
@@ -91,7 +76,7 @@ def test_a_child_that_fails_is_told_and_the_causes_worked_out_here(
     assert out == 0 and captured.out == expected
     assert (
         "snapdiff: warning: working out why specs were rebuilt in a second process failed"
-        " (status 256); worked out here\n" in captured.err
+        " (exit code 1); worked out here\n" in captured.err
     )
 
 
@@ -141,5 +126,67 @@ def test_causes_start_as_soon_as_both_graphs_are_read(forks: list[int]) -> None:
 
 def test_pages_tell_no_graphs() -> None:
     told: list[object] = []
-    load_pair("snapshots/v1", "snapshots/v2", LoadOptions(graphs=lambda *g: told.append(g)))
+    load_pair(V1, V2, LoadOptions(graphs=lambda *g: told.append(g)))
     assert not told
+
+
+def test_an_interrupt_while_joining_leaves_no_child(
+    monkeypatch: pytest.MonkeyPatch, forks: list[int]
+) -> None:
+    def interrupted(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    case = CASES / "causes-generated"
+    pair = load_pair(str(case / "old"), str(case / "new"))
+    monkeypatch.setattr(causesapart, "missing_dependencies", interrupted)
+    causes = CausesApart(print)
+    with pytest.raises(KeyboardInterrupt):
+        diff_snapshots(*pair, apart=causes)
+    assert len(forks) == 1 and no_child_left() and causes.child is None
+
+
+def test_a_library_user_leaving_the_context_stops_the_child(forks: list[int]) -> None:
+    case = CASES / "causes-real-v8"
+    with pytest.raises(InputError), CausesApart(print) as causes:
+        load_pair(str(case / "old"), str(case / "new"), LoadOptions(graphs=causes.start))
+        assert len(forks) == 1 and causes.child is not None
+        raise InputError("here", "a failure after the graphs were read", "")
+    assert no_child_left() and causes.child is None
+
+
+def test_the_command_on_mirrors_in_git_neither_hangs_nor_waits(tmp_path: Path) -> None:
+    """The causes' child is forked while `git cat-file` runs for the command: it must not hold
+    git's input open (the command would wait for git, git for its input, the child for the
+    command to read a message larger than a pipe holds)."""
+    from gitrepo import commit, new_repo
+    from test_causes import generate
+
+    generate(tmp_path / "made", "version=4,build-tool=2,recipe=2", 5, "--records", "3000")
+    repo = new_repo(tmp_path / "mirrors")
+    for day, side in enumerate(("old", "new"), start=1):
+        for stale in repo.iterdir():
+            if stale.name != ".git":
+                shutil.rmtree(stale) if stale.is_dir() else stale.unlink()
+        shutil.copytree(tmp_path / "made" / side, repo, dirs_exist_ok=True)
+        commit(repo, f"day {day}", day)
+    command = [
+        sys.executable,
+        "-m",
+        "snapdiff",
+        "HEAD~1",
+        "HEAD",
+        "--repo",
+        str(repo),
+        "-f",
+        "json",
+    ]
+    with subprocess.Popen(command, stdout=PIPE, stderr=PIPE, start_new_session=True) as done:
+        try:
+            out, err = done.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            os.killpg(done.pid, signal.SIGKILL)  # the command, its children and git
+            done.communicate()
+            raise AssertionError("snapdiff still waiting after 60 s") from None
+    assert done.returncode == 0, err
+    rebuilds = json.loads(out)["rebuilds"]
+    assert len(json.dumps(rebuilds["cascades"])) > 1 << 16  # more than a pipe holds

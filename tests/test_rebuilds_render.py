@@ -4,6 +4,7 @@ first screen's lines in Markdown and text, the folded lists, the size budget, an
 from __future__ import annotations
 
 import dataclasses
+import json
 import random
 import re
 from pathlib import Path
@@ -194,27 +195,74 @@ def test_one_recipe_change_in_several_configurations_is_one_line() -> None:
     ]
 
 
-@pytest.mark.parametrize("case", ["causes-generated", "causes-real-v7", "causes-real-v8"])
-def test_folds_counted_from_the_triggers_are_those_counted_per_spec(case: str) -> None:
-    """A cause's packages come from its triggers' own counts when their cascades are disjoint;
-    the same rows as counting each spec (what records made without counts fall back to)."""
+def _uncounted(rebuilds: Rebuilds) -> Rebuilds:
+    """The same causes without the triggers' own counts (what a fold then counts per spec)."""
+    bare = [dataclasses.replace(t, packages=(), packages_build_only=()) for t in rebuilds.triggers]
+    return dataclasses.replace(rebuilds, triggers=tuple(bare))
+
+
+def test_folds_counted_from_the_triggers_are_those_counted_per_spec(tmp_path: Path) -> None:
+    """A cause's packages come from its triggers' own counts when their cascades are disjoint:
+    the same rows as counting each spec (synthetic: bench/genindex.py, several triggers a
+    cause, packages with more than one spec)."""
+    from test_causes import generate
+
     from snapdiff.compare.causes import causes
     from snapdiff.compare.diff import diff_snapshots
     from snapdiff.render.rebuildfolds import rebuilt_rows
     from snapdiff.sources import load_pair
 
-    cases = Path(__file__).parent / "cases" / case
-    found = diff_snapshots(*load_pair(str(cases / "old"), str(cases / "new")))
-    assert found.rebuilds is not None and found.rebuilds.triggers
+    generate(tmp_path, "version=4,build-tool=2,recipe=2", 5, "--stacks", "4")
+    found = diff_snapshots(*load_pair(str(tmp_path / "old"), str(tmp_path / "new")))
+    assert found.rebuilds is not None
     for t in found.rebuilds.triggers:  # the counts the compare made: of the specs listed
         assert sum(n for _, n in t.packages) == len(t.cascade)
         assert sum(n for _, n in t.packages_build_only) == len(t.cascade_build_only)
-    uncounted = dataclasses.replace(
-        found.rebuilds,
+    rows = rebuilt_rows(found, causes(found.rebuilds))
+    assert any(len(c.triggers) > 1 and c.cascade for c in causes(found.rebuilds))
+    assert any(n > 1 for row in rows for _, n, _ in row.packages)
+    bare = _uncounted(found.rebuilds)
+    assert rows == rebuilt_rows(dataclasses.replace(found, rebuilds=bare), causes(bare))
+
+
+def test_a_cause_whose_triggers_overlap_is_counted_per_spec(tmp_path: Path) -> None:
+    """zlib-ng's two triggers both reach n2n: their own counts would count it twice."""
+    from snapdiff.compare.causes import causes
+    from snapdiff.render.rebuildfolds import rebuilt_rows
+
+    names = {c.hash: c.name for c in REBUILDS.cascades}
+
+    def counts(specs: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+        found: dict[str, int] = {}
+        for spec in specs:
+            found[names[spec]] = found.get(names[spec], 0) + 1
+        return tuple(sorted(found.items(), key=lambda item: (-item[1], item[0])))
+
+    counted = dataclasses.replace(
+        REBUILDS,
         triggers=tuple(
-            dataclasses.replace(t, packages=(), packages_build_only=())
-            for t in found.rebuilds.triggers
+            dataclasses.replace(
+                t, packages=counts(t.cascade), packages_build_only=counts(t.cascade_build_only)
+            )
+            for t in REBUILDS.triggers
         ),
     )
-    bare = dataclasses.replace(found, rebuilds=uncounted)
-    assert rebuilt_rows(found, causes(found.rebuilds)) == rebuilt_rows(bare, causes(uncounted))
+    pages = report(tmp_path)
+    rows = rebuilt_rows(dataclasses.replace(pages, rebuilds=counted), causes(counted))
+    assert rows == rebuilt_rows(pages, causes(REBUILDS))
+    assert rows[0].packages == (("py-numpy", 3, 1), ("hdf5", 1, 1))  # n2n once, not twice
+
+
+def test_a_template_has_the_reports_rebuilds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`report` in a template is the JSON report (docs/templates.md), its `rebuilds` too."""
+    template = tmp_path / "mine.md.j2"
+    template.write_text("{{ report.rebuilds.triggers | length }} triggers\n")
+    case = Path(__file__).parent / "cases" / "causes-generated"
+    code, out, err = run(
+        [str(case / "old"), str(case / "new"), "--template", str(template)], capsys
+    )
+    expected = json.loads((case / "expected.json").read_text())["rebuilds"]["triggers"]
+    assert code == 0, err
+    assert out.startswith(f"{len(expected)} triggers") and len(expected) > 1

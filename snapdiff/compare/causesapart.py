@@ -32,7 +32,8 @@ def _decode(message: memoryview) -> Found:
 class CausesApart:
     """The causes of one pair's rebuilds in a child: started as soon as both graphs are read
     (`start` given as `LoadOptions.graphs`), else by `diff_snapshots`, which joins them. `told`
-    hears why they were worked out here after all."""
+    hears why they were worked out here after all. A context manager: leaving it stops a child
+    still at work (`load_pair` failed after the graphs were read)."""
 
     def __init__(self, told: Callable[[str], None]) -> None:
         self.told = told
@@ -51,7 +52,7 @@ class CausesApart:
 
     def _failed(self, status: int) -> None:
         self.told(
-            f"working out why specs were rebuilt in a second process failed (status {status});"
+            f"working out why specs were rebuilt in a second process failed (exit code {status});"
             " worked out here"
         )
 
@@ -59,11 +60,19 @@ class CausesApart:
         """The causes between the graphs started (worked out here if none were)."""
         if self.child is None or self.graphs is None:
             raise RuntimeError("join() of causes never started")
-        (old, new), child = self.graphs, self.child
-        self.child, self.graphs = None, None
-        missing = missing_dependencies(old.nodes, new.nodes)  # here, while the child works
-        rebuilds, notes = child.join()
+        old, new = self.graphs
+        try:
+            missing = missing_dependencies(old.nodes, new.nodes)  # here, while the child works
+            rebuilds, notes = self.child.join()
+        finally:
+            self.cancel()  # the child reaped, even on an interrupt
         return replace(rebuilds, missing_dependencies=missing), notes
+
+    def __enter__(self) -> CausesApart:
+        return self
+
+    def __exit__(self, *raised: object) -> None:
+        self.cancel()
 
     def cancel(self) -> None:
         """Stop the child if it is still at work (an error, or an interrupt)."""

@@ -122,6 +122,8 @@ class _Rebuilds:
         self.source, self.apart = new.source, apart
         self.found: tuple[Rebuilds, tuple[str, ...]] | None = None
         if old.graph is None or new.graph is None:
+            if apart:
+                apart.cancel()  # started for other sides, if at all
             self.apart = None
         elif apart is None:
             self.found = rebuild_causes(old.graph, new.graph)

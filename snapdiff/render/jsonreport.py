@@ -191,11 +191,9 @@ def stack_to_dict(change: StackChange) -> StackJSON:
     }
 
 
-def report_to_dict(report: Report, rebuilds: bool = True) -> ReportJSON:
-    """The JSON report of SPEC section 4 (plus a few documented extra keys); `rebuilds=False`
-    leaves SPEC section 6's `rebuilds` out (null), for a caller that says them otherwise."""
+def report_to_dict(report: Report) -> ReportJSON:
+    """The JSON report of SPEC section 4 (plus a few documented extra keys)."""
     built: _Configurations = {}  # each distinct one built once, shared by records (read-only)
-    causes = report.rebuilds if rebuilds else None
     return {
         "schema_version": report.schema_version,
         "old": _side(report.old),
@@ -211,7 +209,7 @@ def report_to_dict(report: Report, rebuilds: bool = True) -> ReportJSON:
         "incomplete": bool(report.skipped),
         "skipped": list(report.skipped),
         "gates": [_gate(g) for g in report.gates],
-        "rebuilds": None if causes is None else rebuilds_to_dict(causes),
+        "rebuilds": None if report.rebuilds is None else rebuilds_to_dict(report.rebuilds),
     }
 
 

@@ -171,7 +171,7 @@ class MarkdownRenderer:
         links: Links | None = None,
     ) -> None:
         self.report = report
-        self.data = report_to_dict(report, rebuilds=False)  # the folds say them (`views`)
+        self.data = report_to_dict(report)
         self.rows = section_rows(report, self.data)
         self.full_report = full_report
         self.links = links or Links()

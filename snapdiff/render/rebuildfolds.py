@@ -59,12 +59,16 @@ class MissingRow:
 def _by_package(
     specs: Iterable[str], names: Mapping[str, str], build: AbstractSet[str]
 ) -> tuple[PackageCount, ...]:
-    """Specs counted by package (and those of them in `build`), most first, then by name."""
+    """Specs counted by package (and those of them in `build`)."""
     listed = list(specs)
     counts = Counter(map(names.get, listed, repeat("")))  # counted in C
-    build_counts = Counter(map(names.get, filter(build.__contains__, listed), repeat("")))
+    return _ordered(counts, Counter(map(names.get, filter(build.__contains__, listed), repeat(""))))
+
+
+def _ordered(counts: Counter[str], build: Counter[str]) -> tuple[PackageCount, ...]:
+    """Packages with their specs and build-only specs, most specs first, then by name."""
     order = sorted(counts, key=lambda name: (-counts[name], name))
-    return tuple((name, counts[name], build_counts[name]) for name in order)
+    return tuple((name, counts[name], build[name]) for name in order)
 
 
 def _names(report: Report, rebuilds: Rebuilds) -> dict[str, str]:
@@ -76,21 +80,22 @@ def _names(report: Report, rebuilds: Rebuilds) -> dict[str, str]:
 
 
 def _counted(cause: Cause, triggers: Mapping[str, Trigger]) -> tuple[PackageCount, ...] | None:
-    """A cause's specs by package from its triggers' own counts, when those are whole (their
-    counts add up) and their cascades disjoint (then a spec's build-only part is its trigger's):
-    no look-up per spec. None otherwise."""
+    """A cause's specs by package from its triggers' own counts, with no look-up per spec: when
+    each trigger's counts are of all its specs and their cascades are disjoint (then a spec's
+    build-only part is its trigger's). None otherwise."""
     mine = [triggers[digest] for digest in cause.triggers]
     if sum(len(t.cascade) for t in mine) != len(cause.cascade):
         return None  # a spec reached from two of them
     counts: Counter[str] = Counter()
     build: Counter[str] = Counter()
     for t in mine:
+        if sum(n for _, n in t.packages) != len(t.cascade) or sum(
+            n for _, n in t.packages_build_only
+        ) != len(t.cascade_build_only):
+            return None  # records made without their counts
         counts.update(dict(t.packages))
         build.update(dict(t.packages_build_only))
-    if counts.total() != len(cause.cascade) or build.total() != len(cause.build_only):
-        return None  # records made without their counts
-    order = sorted(counts, key=lambda name: (-counts[name], name))
-    return tuple((name, counts[name], build[name]) for name in order)
+    return _ordered(counts, build)
 
 
 def rebuilt_rows(report: Report, found: list[Cause]) -> list[RebuiltRow]:

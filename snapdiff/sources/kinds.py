@@ -232,7 +232,8 @@ class ApartSource:
 
         self.arg, self.options = arg, options
         self.apart = Apart(  # quiet: the progress line is this process's
-            lambda: read_indexes(indexes, quiet), lambda what: options.warn(f"{arg}: {what}")
+            lambda shared: read_indexes(indexes, quiet, shared),
+            lambda what: options.warn(f"{arg}: {what}"),
         )
 
     def source(self, shared: Interned | None) -> IndexSource:
