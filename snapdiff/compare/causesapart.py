@@ -57,7 +57,7 @@ class CausesApart:
         )
 
     def join(self) -> Found:
-        """The causes between the graphs started (worked out here if none were)."""
+        """The causes between the graphs started (`start`)."""
         if self.child is None or self.graphs is None:
             raise RuntimeError("join() of causes never started")
         old, new = self.graphs

@@ -79,20 +79,24 @@ def _names(report: Report, rebuilds: Rebuilds) -> dict[str, str]:
     return names
 
 
+def _whole(trigger: Trigger) -> bool:
+    """Whether a trigger's own counts are of all its cascade (records made without them are
+    not)."""
+    counted = sum(n for _, n in trigger.packages)
+    build = sum(n for _, n in trigger.packages_build_only)
+    return counted == len(trigger.cascade) and build == len(trigger.cascade_build_only)
+
+
 def _counted(cause: Cause, triggers: Mapping[str, Trigger]) -> tuple[PackageCount, ...] | None:
     """A cause's specs by package from its triggers' own counts, with no look-up per spec: when
-    each trigger's counts are of all its specs and their cascades are disjoint (then a spec's
-    build-only part is its trigger's). None otherwise."""
+    each trigger's counts are whole and their cascades are disjoint (then a spec's build-only
+    part is its trigger's). None otherwise."""
     mine = [triggers[digest] for digest in cause.triggers]
-    if sum(len(t.cascade) for t in mine) != len(cause.cascade):
-        return None  # a spec reached from two of them
+    if sum(len(t.cascade) for t in mine) != len(cause.cascade) or not all(map(_whole, mine)):
+        return None  # a spec reached from two of them, or counts not made
     counts: Counter[str] = Counter()
     build: Counter[str] = Counter()
     for t in mine:
-        if sum(n for _, n in t.packages) != len(t.cascade) or sum(
-            n for _, n in t.packages_build_only
-        ) != len(t.cascade_build_only):
-            return None  # records made without their counts
         counts.update(dict(t.packages))
         build.update(dict(t.packages_build_only))
     return _ordered(counts, build)
@@ -106,7 +110,7 @@ def rebuilt_rows(report: Report, found: list[Cause]) -> list[RebuiltRow]:
         return []
     triggers = {t.hash: t for t in rebuilds.triggers}
     counts = [_counted(c, triggers) for c in found]
-    names = {}  # each spec's package, when some rows need it (a look-up per spec)
+    names: dict[str, str] = {}  # each spec's package, when some rows need it (a look-up a spec)
     if None in counts or rebuilds.hash_scheme or rebuilds.unexplained:
         names = _names(report, rebuilds)
     rows = [
