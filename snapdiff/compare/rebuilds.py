@@ -119,10 +119,10 @@ def _spread(digest: str, groups: Groups, new: Graph) -> Spread:
     stacks = set(new.stacks.get(digest, ()))
     for held, _ in groups:
         stacks |= held
-    return tuple(sorted(stacks)), _by_package(groups)
+    return tuple(sorted(stacks)), _packages_of(groups)
 
 
-def _by_package(groups: Groups) -> tuple[tuple[str, int], ...]:
+def _packages_of(groups: Groups) -> tuple[tuple[str, int], ...]:
     """The specs of these groups by package, most first, then by name (two sorts in C: the
     second keeps the first's order among equals)."""
     packages: Counter[str] = Counter()
@@ -184,7 +184,7 @@ def _trigger(
         stacks,
         packages,
         new.nodes[digest].version,
-        _by_package(reached.build_parts[digest]),
+        _packages_of(reached.build_parts[digest]),
     )
 
 
@@ -285,7 +285,7 @@ def narrow_rebuilds(rebuilds: Rebuilds, kept: Callable[[str], bool], new: Graph)
                     cascade_build_only=build_only,
                     stacks=stacks,
                     packages=packages,
-                    packages_build_only=_by_package([_group(list(build_only), new)]),
+                    packages_build_only=_packages_of([_group(list(build_only), new)]),
                 )
             )
     triggers.sort(key=lambda t: (-len(t.cascade), t.name, t.hash))
