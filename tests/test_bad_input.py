@@ -136,3 +136,34 @@ def test_a_file_given_as_a_snapshot(tmp_path: Path, capsys: pytest.CaptureFixtur
     single = tmp_path / "page.md"
     single.write_text("hello")
     assert refused([V1, str(single)], tmp_path, capsys).startswith(f"{single}: not a directory")
+
+
+def test_a_page_read_as_it_grows_or_in_short_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A page is read whole however the system hands out its bytes: fstat's size may be stale
+    (the file grew since), and a read may return fewer bytes than asked before the end."""
+    from snapdiff.sources import directory
+    from snapdiff.sources.snapshot import Problems
+
+    page = write_page(tmp_path / "side", "zlib", [spec("a1"), spec("b2")])
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    (flat / "zstd.md").write_text(page_text("zstd", "develop", [spec("c3")]))
+    wanted = {str(page): page.read_bytes(), str(flat / "zstd.md"): (flat / "zstd.md").read_bytes()}
+    real_fstat, real_read = os.fstat, os.read
+
+    def stale(fd: int) -> Any:  # the size as it was 100 bytes ago
+        found = real_fstat(fd)
+        return os.stat_result((*found[:6], max(found.st_size - 100, 0), *found[7:]))
+
+    def short(fd: int, size: int) -> bytes:
+        return real_read(fd, min(size, 7))
+
+    for patch in ((os, "fstat", stale), (os, "read", short)):
+        with monkeypatch.context() as patched:
+            patched.setattr(*patch)
+            for root in (tmp_path / "side", flat):
+                got = directory.read_directory(str(root), Problems())
+                assert {raw.source: raw.data for raw in got}.items() <= wanted.items()
+                assert len(got) == 1
