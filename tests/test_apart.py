@@ -155,7 +155,7 @@ def test_an_interrupt_while_waiting_for_the_child_stays_an_interrupt(
     def interrupt(signum: int, frame: object) -> None:
         raise KeyboardInterrupt
 
-    apart = Apart(slow, told=lambda what: None)
+    apart = Apart(slow, told=lambda code: None)
     was = signal.signal(signal.SIGALRM, interrupt)
     try:
         signal.setitimer(signal.ITIMER_REAL, 0.2)

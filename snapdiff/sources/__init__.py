@@ -6,6 +6,7 @@ from collections.abc import Iterator, Sequence
 
 from ..errors import InputError
 from ..model import Filters, Snapshot, counted_apart
+from .apart import read_apart
 from .git.changed import MixedUnits, Revisions
 from .git.reader import Progress
 from .git.repo import GitRepo
@@ -18,7 +19,6 @@ from .kinds import (
     Source,
     open_source,
     opened,
-    read_apart,
 )
 from .pair import Reading, SnapshotPair
 from .snapshot import PageCache, Problems
@@ -51,7 +51,7 @@ def load_pair(
     options = options or LoadOptions()
     reading = Reading.needed_by(filters)
     with opened() as repos:
-        apart = read_apart(new, options)  # a local index: started first, read beside OLD
+        apart = read_apart(new, options)  # an index or directory: started first, read beside OLD
         try:
             first = open_source(old, options, repos)
             shared = None  # OLD's values, that NEW's equal ones become (compared by identity)

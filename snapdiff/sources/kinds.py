@@ -67,11 +67,17 @@ _EVERY = 2000  # pages between two words of progress
 class DirectorySource:
     """A directory of catalogue pages (or of pages anywhere below it)."""
 
-    def __init__(self, path: str, problems: Problems, progress: Progress = quiet) -> None:
+    def __init__(
+        self,
+        path: str,
+        problems: Problems,
+        progress: Progress = quiet,
+        raws: list[PageBytes] | None = None,  # read already (`apart`)
+    ) -> None:
         self.path = path
         self.problems = problems
         self.progress = progress
-        self.raws = read_directory(path, problems)
+        self.raws = read_directory(path, problems) if raws is None else raws
 
     def digests(self) -> set[str]:
         return {raw.digest for raw in self.raws}
@@ -201,7 +207,7 @@ class LoadOptions:
     stack_urls: tuple[tuple[str, str], ...] = ()  # (stack, mirror address) beside a URL side
     cache_dir: str | None = None  # where tallies of revisions are kept across runs (None: not)
     warn: Progress = quiet  # told of a cache file ignored or a cache that cannot be written
-    apart: bool = False  # read a local index side in a forked child beside the other (the CLI)
+    apart: bool = False  # NEW (a local index or a directory) read in a forked child (the CLI)
     # told both sides' graphs (build-cache indexes) once both are read, before NEW's pages are
     # built: the command starts working out the causes of rebuilds there
     graphs: Callable[[Graph, Graph], None] | None = None
@@ -221,35 +227,6 @@ def local_indexes(arg: str, options: LoadOptions) -> Iterator[Index] | None:
         return _lone_index(arg, lone_stack(arg, options.stack_name))
     folders = find_mirrors(arg) if os.path.isdir(arg) else None
     return (index_of(m, stack) for stack, m in folders) if folders else None
-
-
-class ApartSource:
-    """A local index side read in a forked child (`mirror.apart`) while this process reads the
-    other side; `source()` waits for it, `cancel()` stops it."""
-
-    def __init__(self, arg: str, indexes: Iterator[Index], options: LoadOptions) -> None:
-        from .mirror.apart import Apart  # msgspec: only when an index is read
-
-        self.arg, self.options = arg, options
-        self.apart = Apart(  # quiet: the progress line is this process's
-            lambda shared: read_indexes(indexes, quiet, shared),
-            lambda what: options.warn(f"{arg}: {what}"),
-        )
-
-    def source(self, shared: Interned | None) -> IndexSource:
-        """The side read (`shared`: the other side's values, see `Interned`)."""
-        self.apart.shared = shared
-        self.options.progress(f"{self.arg}: reading its records beside the other side")
-        return IndexSource(self.arg, self.apart.join(), self.options)
-
-    def cancel(self) -> None:
-        self.apart.cancel()
-
-
-def read_apart(arg: str, options: LoadOptions) -> ApartSource | None:
-    """A local index side started apart, with `options.apart`; None for any other snapshot."""
-    indexes = local_indexes(arg, options) if options.apart and not is_url(arg) else None
-    return None if indexes is None else ApartSource(arg, indexes, options)
 
 
 def open_source(

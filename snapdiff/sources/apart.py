@@ -1,0 +1,109 @@
+"""NEW read in a forked child (`forked.Forked`) while this process reads OLD, with
+`LoadOptions.apart` (the command): a local build-cache index (sent back as `mirror.apart`
+encodes it), or a directory of pages (sent back as its pages' bytes, which are parsed here).
+
+Listing and opening a develop-size directory's 6,000 files is system calls and Python per file
+(about 0.15 s a side), and the sides are independent until their pages are compared.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from ..forked import Forked
+from .directory import read_directory
+from .git.reader import quiet
+from .kinds import DirectorySource, IndexSource, LoadOptions, local_indexes
+from .mirror.index import read_indexes
+from .mirror.layouts import Index, is_url
+from .snapshot import PageBytes, Problems
+
+if TYPE_CHECKING:
+    from .mirror.nodes import Interned
+
+__all__ = ["ApartSource", "DirectoryApart", "read_apart"]
+
+
+def _failed(arg: str, options: LoadOptions) -> Callable[[int], None]:
+    """What a side read here after all, its child having failed, tells the user."""
+
+    def told(code: int) -> None:
+        options.warn(f"{arg}: reading it in a second process failed (exit code {code}); read here")
+
+    return told
+
+
+class ApartSource:
+    """A local index side read in a forked child (`mirror.apart`) while this process reads the
+    other side; `source()` waits for it, `cancel()` stops it."""
+
+    def __init__(self, arg: str, indexes: Iterator[Index], options: LoadOptions) -> None:
+        from .mirror.apart import Apart
+
+        self.arg, self.options = arg, options
+        self.apart = Apart(  # quiet: the progress line is this process's
+            lambda shared: read_indexes(indexes, quiet, shared), _failed(arg, options)
+        )
+
+    def source(self, shared: Interned | None) -> IndexSource:
+        """The side read (`shared`: the other side's values, see `Interned`)."""
+        self.apart.shared = shared
+        self.options.progress(f"{self.arg}: reading its records beside the other side")
+        return IndexSource(self.arg, self.apart.join(), self.options)
+
+    def cancel(self) -> None:
+        self.apart.cancel()
+
+
+class _Read(msgspec.Struct, array_like=True):
+    """A directory as read: its pages' bytes, and what was left out of it (--keep-going)."""
+
+    pages: list[PageBytes]
+    skipped: list[str]
+    keys: list[tuple[str, str]]
+
+
+class DirectoryApart:
+    """A directory side's files listed and read in a forked child (`directory.read_directory`);
+    `source()` waits for them and parses nothing yet, `cancel()` stops the child."""
+
+    def __init__(self, arg: str, options: LoadOptions) -> None:
+        self.arg, self.options = arg, options
+
+        def read() -> _Read:
+            problems = Problems(options.keep_going)
+            pages = read_directory(arg, problems)
+            return _Read(pages, problems.skipped, sorted(problems.keys))
+
+        self.child = Forked(
+            read,
+            msgspec.msgpack.encode,
+            lambda message: msgspec.msgpack.decode(message, type=_Read),
+            _failed(arg, options),
+        )
+
+    def source(self, shared: Interned | None = None) -> DirectorySource:
+        """The side read (`shared` is for indexes: unused)."""
+        found = self.child.join()
+        problems = Problems(self.options.keep_going)
+        problems.skipped.extend(found.skipped)
+        problems.keys.update(map(tuple, found.keys))
+        return DirectorySource(self.arg, problems, self.options.progress, found.pages)
+
+    def cancel(self) -> None:
+        self.child.cancel()
+
+
+def read_apart(arg: str, options: LoadOptions) -> ApartSource | DirectoryApart | None:
+    """NEW started apart, with `options.apart`: a local index or a directory of pages (not of
+    mirrors); None for any other snapshot."""
+    if not options.apart or is_url(arg):
+        return None
+    indexes = local_indexes(arg, options)
+    if indexes is not None:
+        return ApartSource(arg, indexes, options)
+    return DirectoryApart(arg, options) if os.path.isdir(arg) else None

@@ -1,0 +1,99 @@
+"""A directory NEW read in a forked child (`sources/apart.py`) while OLD is read gives what
+reading it here gives: the same pages, the same pages left out, the same errors and report."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from forks import no_child_left
+from pagegen import spec, write_page
+
+from snapdiff.compare.diff import diff_snapshots
+from snapdiff.errors import InputError
+from snapdiff.render import render_json
+from snapdiff.sources import LoadOptions, load_pair
+from snapdiff.sources import apart as apart_module
+
+ROOT = Path(__file__).parent.parent
+CASES = ROOT / "tests" / "cases"
+
+
+@pytest.mark.parametrize(
+    "sides",
+    [
+        (ROOT / "snapshots" / "v1", ROOT / "snapshots" / "v2"),
+        (CASES / "real-v1-v2" / "old", CASES / "real-v1-v2" / "new"),
+        (CASES / "release-to-release" / "old", CASES / "release-to-release" / "new"),
+    ],
+)
+def test_a_directory_read_apart_is_the_directory_read_here(
+    sides: tuple[Path, Path], forks: list[int]
+) -> None:
+    old, new = map(str, sides)
+    here = load_pair(old, new, LoadOptions())
+    assert not forks
+    told: list[str] = []
+    apart = load_pair(old, new, LoadOptions(apart=True, warn=told.append))
+    assert len(forks) == 1 and no_child_left() and not told  # read there, not here again
+    for mine, theirs in zip(here, apart, strict=True):
+        assert mine.pages == theirs.pages and mine.warnings == theirs.warnings
+    assert render_json(diff_snapshots(*apart)) == render_json(diff_snapshots(*here))
+
+
+def sides(tmp_path: Path, bad: str) -> tuple[str, str]:
+    """OLD and NEW directories, the `bad` one ("old" or "new") with a page that is not JSON."""
+    for side in ("old", "new"):
+        write_page(tmp_path / side, "zlib", [spec("a1"), spec("b2")])
+    broken = write_page(tmp_path / bad, "zstd", [spec("c3")])
+    broken.write_text(broken.read_text().replace('"hash"', "hash"))
+    return str(tmp_path / "old"), str(tmp_path / "new")
+
+
+def test_pages_left_out_apart_are_said_as_here(tmp_path: Path, forks: list[int]) -> None:
+    old, new = sides(tmp_path, "new")
+    here = load_pair(old, new, LoadOptions(keep_going=True))
+    apart = load_pair(old, new, LoadOptions(keep_going=True, apart=True))
+    assert len(forks) == 1 and no_child_left()
+    assert apart.new.skipped == here.new.skipped and "zstd" in here.new.skipped[0]
+    assert apart.new.skipped_keys == here.new.skipped_keys == {("develop", "zstd")}
+
+
+def test_the_error_of_a_directory_read_apart_is_said_as_here(
+    tmp_path: Path, forks: list[int]
+) -> None:
+    old, new = sides(tmp_path, "new")
+    with pytest.raises(InputError) as here:
+        load_pair(old, new, LoadOptions())
+    with pytest.raises(InputError) as apart:
+        load_pair(old, new, LoadOptions(apart=True))
+    assert len(forks) == 1 and no_child_left()
+    assert apart.value.message == here.value.message and "zstd" in here.value.message
+
+
+def test_the_child_is_stopped_when_old_fails(tmp_path: Path, forks: list[int]) -> None:
+    old, new = sides(tmp_path, "old")
+    with pytest.raises(InputError, match=r"old/_cache/develop/zstd"):
+        load_pair(old, new, LoadOptions(apart=True))
+    assert len(forks) == 1 and no_child_left()
+
+
+def test_a_child_that_fails_leaves_the_directory_to_be_read_here(
+    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    parent, read = os.getpid(), apart_module.read_directory
+
+    def broken_there(*args: object) -> object:
+        if os.getpid() != parent:
+            raise RuntimeError("a bug in the child")
+        return read(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(apart_module, "read_directory", broken_there)
+    old, new = sides(tmp_path, "old")
+    write_page(tmp_path / "old", "zstd", [spec("c3")])  # mended
+    told: list[str] = []
+    pair = load_pair(old, new, LoadOptions(apart=True, warn=told.append))
+    assert len(forks) == 1 and no_child_left()
+    assert told == [f"{new}: reading it in a second process failed (exit code 1); read here"]
+    assert sorted(name for _, name in pair.new.pages) == ["zlib"]
