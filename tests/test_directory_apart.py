@@ -13,7 +13,7 @@ from pagegen import spec, write_page
 from snapdiff.compare.diff import diff_snapshots
 from snapdiff.errors import InputError
 from snapdiff.render import render_json
-from snapdiff.sources import LoadOptions, load_pair
+from snapdiff.sources import LoadOptions, directory, load_pair
 from snapdiff.sources import apart as apart_module
 
 ROOT = Path(__file__).parent.parent
@@ -82,7 +82,7 @@ def test_the_child_is_stopped_when_old_fails(tmp_path: Path, forks: list[int]) -
 def test_a_child_that_fails_leaves_the_directory_to_be_read_here(
     tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    parent, read = os.getpid(), apart_module.read_directory
+    parent, read = os.getpid(), directory.read_directory
 
     def broken_there(*args: object) -> object:
         if os.getpid() != parent:
