@@ -212,7 +212,8 @@ def _unsized(args: argparse.Namespace) -> list[str]:
 def _log(argv: Sequence[str]) -> int:
     """`snapdiff log A..B`, or `snapdiff log S1 S2 [S3 ...]` over snapshots given in order."""
     from .history import history
-    from .sources import LoadOptions, load_history, load_sequence, short_commit
+    from .history.apart import history_apart
+    from .sources import LoadOptions, history_parts, load_sequence, short_commit
 
     args = parse(argv, log=True)
     snapshots = [args.range, *args.more]
@@ -238,8 +239,8 @@ def _log(argv: Sequence[str]) -> int:
             pairs = load_sequence(snapshots, options)
             walked = history(pairs, start, end, narrow, unit="snapshot")
         else:
-            pairs = load_history(start, end, options, narrow)
-            walked = history(pairs, start, end, narrow, merge_base_of)
+            parts = history_parts(start, end, options, narrow)  # halves: side by side
+            walked = history_apart(parts, start, end, _warn, narrow, merge_base_of)
             ends = short_commit(start, args.repo), short_commit(end, args.repo)
             walked = dataclasses.replace(walked, start_commit=ends[0], end_commit=ends[1])
         KEPT(walked)

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from pagegen import HISTORY, SEEDS, page_text, spec, write_page
 
 from snapdiff.cli import main
-from snapdiff.history import Flap, _Flaps, history
+from snapdiff.history import Flap, Moved, history
+from snapdiff.history.flaps import Flaps
 from snapdiff.model import Snapshot
-from snapdiff.report import PackageChange
 from snapdiff.sources import SnapshotPair
 from snapdiff.sources.pages import blob_digest, parse_page
 
@@ -213,13 +213,12 @@ def _flaps_by_definition(steps: list[list[tuple[str, set[str], set[str]]]]) -> l
 def test_flapping_specs_are_those_removed_and_added_again(
     steps: list[list[tuple[str, set[str], set[str]]]],
 ) -> None:
-    flaps = _Flaps()
+    flaps = Flaps()
     for index, changes in enumerate(steps):
         for name, removed, added in changes:
-            change = PackageChange(
-                "develop", name, "changed", (), (), (), (), None,
-                tuple(sorted(added)), tuple(sorted(removed)), (), (), (), (),
-            )  # fmt: skip
+            change = Moved(
+                "develop", name, "changed", None, None, tuple(sorted(added)), tuple(sorted(removed))
+            )
             flaps.step(change, f"c{index}")
     assert list(flaps.found()) == _flaps_by_definition(steps)
 
@@ -460,15 +459,12 @@ def test_log_warns_of_a_size_limit_its_format_does_not_cut(
 def test_removed_hashes_are_held_packed() -> None:
     """A long range removes millions of hashes: each is held in about its own 36 bytes (its
     characters and the step's index), not as a string keyed in a dictionary (~130 bytes)."""
-    flaps, removed = _Flaps(), 20_000
+    flaps, removed = Flaps(), 20_000
     tracemalloc.start()
     try:
         for index in range(20):
             hashes = (hashlib.sha1(b"%d %d" % (index, n)).hexdigest()[:32] for n in range(1000))
-            change = PackageChange(
-                "develop", "zlib", "changed", (), (), (), (), None,
-                (), tuple(hashes), (), (), (), (),
-            )  # fmt: skip
+            change = Moved("develop", "zlib", "changed", None, None, (), tuple(hashes))
             flaps.step(change, f"c{index}")
             del change
         held = tracemalloc.get_traced_memory()[0]

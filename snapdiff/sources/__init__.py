@@ -2,31 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-
-from ..errors import InputError
 from ..model import Filters, Snapshot, counted_apart
 from .apart import read_apart
-from .git.changed import MixedUnits, Revisions
+from .git.changed import MixedUnits
 from .git.reader import Progress
 from .git.repo import GitRepo
-from .git.tallycache import TallyCache
+from .histories import HistoryPart, history_parts, load_history, load_sequence
 from .kinds import (
     IndexSource,
     LoadOptions,
-    MirrorRevisionSource,
     RevisionSource,
     Source,
     open_source,
     opened,
 )
-from .pair import Reading, SnapshotPair
-from .snapshot import PageCache, Problems
+from .pair import Reading, SnapshotPair, revisions_of, whole_pair
+from .snapshot import PageCache
 
 __all__ = [
+    "HistoryPart",
     "LoadOptions",
     "Progress",
     "SnapshotPair",
+    "history_parts",
     "load_history",
     "load_pair",
     "load_sequence",
@@ -70,15 +68,15 @@ def load_pair(
             and sources[0].repo is sources[1].repo
             and reading is Reading.CHANGED
         ):
-            revisions = _revisions(sources[0].repo, options)
+            revisions = revisions_of(sources[0].repo, options)
             try:
                 return SnapshotPair(*revisions.load(sources[0].revision, sources[1].revision))
             except MixedUnits:
                 pass  # only a whole listing says which page is the second: read both so
-        pair = _whole_pair(sources, counted=reading is not Reading.EVERY_ENTRY)
+        pair = whole_pair(sources, counted=reading is not Reading.EVERY_ENTRY)
         if counted_apart(*pair):  # a page left out made a shared blob one side's only
             sources = open_source(old, options, repos), open_source(new, options, repos)
-            pair = _whole_pair(sources, counted=False)
+            pair = whole_pair(sources, counted=False)
         return SnapshotPair(*pair)
 
 
@@ -87,127 +85,6 @@ def _graphs_read(sources: tuple[Source, Source], options: LoadOptions) -> None:
     old, new = sources
     if options.graphs and isinstance(old, IndexSource) and isinstance(new, IndexSource):
         options.graphs(old.graph, new.graph)
-
-
-def _whole_pair(sources: tuple[Source, Source], counted: bool) -> tuple[Snapshot, Snapshot]:
-    """Both sides with every page held; content both hold read only for its counts when
-    `counted`, else in full (every entry of a page read is checked as it is decoded)."""
-    shared = sources[0].digests() & sources[1].digests() if counted else set()
-    cache = PageCache(shared)
-    new_snapshot = sources[1].load(cache)
-    return sources[0].load(cache), new_snapshot
-
-
-def _revisions(repo: GitRepo, options: LoadOptions) -> Revisions:
-    """Revisions of a repository read in O(changed), with the options' tally cache."""
-    tallies = TallyCache(options.cache_dir, options.warn)
-    return Revisions(repo, tallies, PageCache(), options.keep_going, options.progress)
-
-
-def load_history(
-    start: str, end: str, options: LoadOptions | None = None, filters: Filters | None = None
-) -> Iterator[SnapshotPair]:
-    """(before, after) for each first-parent commit after `start` up to `end` that changed pages.
-
-    Each step reads and parses only the blobs its commit changed, and counts the rest from the
-    tallies of the step before (`load_pair`); commits that change no file are passed over.
-    With `filters`, every page is held: one cache parses in full each blob the range holds, once.
-    """
-    options = options or LoadOptions()
-    with opened() as repos:
-        source = open_source(start, options, repos)
-        if isinstance(source, MirrorRevisionSource):
-            commits = source.repo.first_parent_commits(start, end)
-            yield from _mirror_history(source, commits, options)
-            return
-        if not isinstance(source, RevisionSource):
-            raise InputError(start, "a history needs git revisions", "run snapdiff log A..B")
-        commits = source.repo.first_parent_commits(start, end)
-        if Reading.needed_by(filters) is Reading.CHANGED:
-            yield from _changed_history(source, commits, options)
-        else:
-            yield from _whole_history(source, commits, options)
-
-
-def _progress(options: LoadOptions, number: int, commits: list[str]) -> None:
-    commit = commits[number - 1]
-    options.progress(f"commit {number:,} of {len(commits):,} ({commit[:12]})")
-
-
-def _whole_history(
-    start: RevisionSource, commits: list[str], options: LoadOptions, done: int = 0
-) -> Iterator[SnapshotPair]:
-    """`load_history` holding every page: one cache parses in full each blob, once (after the
-    first `done` commits)."""
-    cache = PageCache()  # nothing shared: every page parsed in full, once
-    before, old_snapshot = start, start.load(cache)
-    for number in range(done + 1, len(commits) + 1):
-        _progress(options, number, commits)
-        after = RevisionSource(start.repo, commits[number - 1], Problems(options.keep_going))
-        if after.files == before.files:
-            continue
-        new_snapshot = after.load(cache)  # parses only the blobs this commit changed
-        cache.keep(after.digests())  # memory stays that of one revision, not of the range
-        yield SnapshotPair(old_snapshot, new_snapshot)
-        before, old_snapshot = after, new_snapshot
-
-
-def load_sequence(
-    snapshots: Sequence[str], options: LoadOptions | None = None
-) -> Iterator[SnapshotPair]:
-    """(before, after) for each snapshot after the first, against the one before it: any kinds
-    `load_pair` reads, each read once and in full (so any filters apply), and held no longer
-    than its two steps."""
-    options = options or LoadOptions()
-    with opened() as repos:
-        before = open_source(snapshots[0], options, repos).load(PageCache())
-        for number, arg in enumerate(snapshots[1:], start=2):
-            options.progress(f"snapshot {number:,} of {len(snapshots):,} ({arg})")
-            after = open_source(arg, options, repos).load(PageCache())
-            yield SnapshotPair(before, after)
-            before = after
-
-
-def _mirror_history(
-    start: MirrorRevisionSource, commits: list[str], options: LoadOptions
-) -> Iterator[SnapshotPair]:
-    """`load_history` over build-cache mirrors committed to git: each commit that changed a
-    file of them, its indexes against the step before's (two sides held at a time)."""
-    before = start
-    for number, commit in enumerate(commits, start=1):
-        _progress(options, number, commits)
-        after = before.at(start.repo.resolve(commit), options)
-        if after is None:
-            continue
-        yield SnapshotPair(*_whole_pair((before, after), counted=False))
-        before = after
-
-
-def _changed_history(
-    start: RevisionSource, commits: list[str], options: LoadOptions
-) -> Iterator[SnapshotPair]:
-    """`load_history` in O(changed): each step's pair as `load_pair` reads it (from a step
-    whose units hold a page twice on, every page is held, as `load_pair` does then)."""
-    revisions = _revisions(start.repo, options)
-    before = start.revision
-    try:  # the start read and checked first, as a whole reading does (its tallies then serve)
-        revisions.load(before, before)
-    except MixedUnits:
-        yield from _whole_history(start, commits, options)
-        return
-    for number, commit in enumerate(commits, start=1):
-        _progress(options, number, commits)
-        after = start.repo.resolve(commit)
-        if after.tree == before.tree:
-            continue
-        try:
-            pair = revisions.load(before, after)
-        except MixedUnits:
-            source = RevisionSource(start.repo, before.arg, Problems(options.keep_going))
-            yield from _whole_history(source, commits, options, number - 1)
-            return
-        yield SnapshotPair(*pair)
-        before = after
 
 
 def merge_base(one: str, other: str, repo: str | None = None) -> str:

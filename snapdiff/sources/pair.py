@@ -8,8 +8,13 @@ from typing import Any, NamedTuple, Self
 
 from ..errors import SnapdiffError
 from ..model import Filters, Snapshot
+from .git.changed import Revisions
+from .git.repo import GitRepo
+from .git.tallycache import TallyCache
+from .kinds import LoadOptions, Source
+from .snapshot import PageCache
 
-__all__ = ["Reading", "SnapshotPair"]
+__all__ = ["Reading", "SnapshotPair", "revisions_of", "whole_pair"]
 
 
 class Reading(enum.Enum):
@@ -63,3 +68,18 @@ class SnapshotPair(_Sides):
         """A pair of the two sides given in order, checked (`_replace` makes pairs so too)."""
         old, new = iterable
         return cls(old, new)
+
+
+def whole_pair(sources: tuple[Source, Source], counted: bool) -> tuple[Snapshot, Snapshot]:
+    """Both sides with every page held; content both hold read only for its counts when
+    `counted`, else in full (every entry of a page read is checked as it is decoded)."""
+    shared = sources[0].digests() & sources[1].digests() if counted else set()
+    cache = PageCache(shared)
+    new_snapshot = sources[1].load(cache)
+    return sources[0].load(cache), new_snapshot
+
+
+def revisions_of(repo: GitRepo, options: LoadOptions) -> Revisions:
+    """Revisions of a repository read in O(changed), with the options' tally cache."""
+    tallies = TallyCache(options.cache_dir, options.warn)
+    return Revisions(repo, tallies, PageCache(), options.keep_going, options.progress)

@@ -1,0 +1,126 @@
+"""`snapdiff log` over a range of at least eight commits diffs its later half in a forked child
+(`history/apart.py`) while it diffs the first: the same bytes as one walk, the same errors, each
+warning once, and the whole range diffed here when the child fails."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from forks import no_child_left
+from gitrepo import commit, git, place
+from pagegen import HISTORY, SEEDS, spec, write_page
+
+import snapdiff.history.apart as apart_module
+from snapdiff.cli import main
+from snapdiff.history import stepped
+from snapdiff.sources import histories
+
+
+def _real_range(root: Path) -> Path:
+    """Ten commits of real pages after `base`, py-keras leaving in the first half and coming
+    back in the second (a flapping spec across the halves), a site-only commit among them."""
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    place(root, HISTORY)
+    commit(root, "base", 1)
+    git(root, "tag", "base")
+    keras = [s for s in SEEDS if "py-keras" in s.read_text()]
+    for day in range(2, 12):
+        if day == 3:
+            shutil.rmtree(root / "_cache" / "develop" / "py-keras")
+        elif day == 9:
+            place(root, keras)
+        elif day == 6:
+            (root / "README.md").write_text("not a page\n")
+        else:
+            place(root, SEEDS if day % 2 else HISTORY)
+            if day > 3 and day < 9:
+                shutil.rmtree(root / "_cache" / "develop" / "py-keras", ignore_errors=True)
+        commit(root, f"day {day}", day)
+    return root
+
+
+@pytest.fixture(scope="module")
+def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _real_range(tmp_path_factory.mktemp("range") / "repo")
+
+
+def _log(repo: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(["log", "--repo", str(repo), "base..main", "--no-cache", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _whole(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No range long enough to be halved: one walk, here."""
+    monkeypatch.setattr(histories, "_HALF_LEAST", 10**9)
+
+
+@pytest.mark.parametrize("output", ["markdown", "json"])
+def test_a_range_diffed_in_halves_is_the_range_diffed_whole(
+    repo: Path,
+    output: str,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    forks: list[int],
+) -> None:
+    halves = _log(repo, capsys, "--format", output)
+    assert len(forks) == 1 and no_child_left()
+    _whole(monkeypatch)
+    whole = _log(repo, capsys, "--format", output)
+    assert len(forks) == 1
+    assert halves == whole and whole[0] == 0
+    if output == "json":  # the walk's state crossed the halves: py-keras left, then came back
+        assert '"flapping": [\n    {' in whole[1] and '"py-keras"' in whole[1]
+
+
+def test_an_error_in_the_later_half_is_said_as_in_one_walk(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    forks: list[int],
+) -> None:
+    root = _real_range(tmp_path / "bad")
+    bad = write_page(root, "zlib", [spec("a1")])
+    bad.write_text(bad.read_text().replace('"hash"', "hash"))
+    commit(root, "a broken page", 12)
+    halves = _log(root, capsys)
+    assert len(forks) == 1 and no_child_left()
+    _whole(monkeypatch)
+    assert halves == _log(root, capsys)
+    assert halves[0] == 2 and "zlib" in halves[2] and halves[1] == ""
+
+
+def test_a_warning_both_halves_give_is_said_once(
+    repo: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], forks: list[int]
+) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder\n")
+    code = main(["log", "--repo", str(repo), "base..main", "--cache-dir", str(blocked)])
+    err = capsys.readouterr().err
+    assert code == 0 and len(forks) == 1 and no_child_left()
+    assert err.count("cannot write the cache") == 1, err
+
+
+def test_a_child_that_fails_leaves_the_later_half_to_be_diffed_here(
+    repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    forks: list[int],
+) -> None:
+    _, expected, _ = _log(repo, capsys)
+    forks.clear()
+    parent = os.getpid()
+
+    def broken_there(*args: object) -> object:
+        if os.getpid() != parent:
+            raise RuntimeError("a bug in the child")
+        return stepped(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(apart_module, "stepped", broken_there)
+    code, out, err = _log(repo, capsys)
+    assert code == 0 and out == expected and len(forks) == 1 and no_child_left()
+    assert "main: the later half failed in a second process (exit code 1); diffed here" in err
