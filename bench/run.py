@@ -185,29 +185,45 @@ def generate_index(out: Path) -> Path:
 Sample = tuple[float, int]  # wall seconds, peak RSS (KiB)
 
 
+def _python_peaks(pid: int) -> dict[int, int]:
+    """The `VmHWM` (KiB) of a process and of its children that are Python processes (the
+    command's forked children, not its `git`s), by pid."""
+    found: dict[int, int] = {}
+    children = Path(f"/proc/{pid}/task/{pid}/children")
+    try:
+        pids = [pid, *map(int, children.read_text().split())]
+    except OSError:
+        return found
+    for each in pids:
+        try:
+            fields = dict(
+                line.split(":", 1) for line in Path(f"/proc/{each}/status").read_text().splitlines()
+            )
+        except OSError:
+            continue
+        if each == pid or fields.get("Name", "").strip().startswith("python"):
+            found[each] = int(fields.get("VmHWM", "0 kB").split()[0])
+    return found
+
+
 def own_peak(command: list[str], cwd: Path) -> Sample:
-    """Wall seconds and the process's own peak RSS (KiB): its `VmHWM` (a high-water mark, of
-    this process only, reset by exec), read every 10 ms until it exits; growth in its last
-    10 ms is missed."""
+    """Wall seconds and the command's own peak RSS (KiB): the largest `VmHWM` (a high-water mark,
+    of one process only, reset by exec) of its process and of the children it forks (not its
+    `git`s), read every 10 ms until it exits; growth in the last 10 ms of each is missed."""
     with tempfile.TemporaryFile() as stderr:  # a file: a full pipe would stop the process
         started = time.perf_counter()
         proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=stderr)
-        peak, status = 0, Path(f"/proc/{proc.pid}/status")
+        peaks: dict[int, int] = {}
         while proc.poll() is None:
-            try:
-                text = status.read_text()
-            except OSError:
-                break
-            for line in text.splitlines():
-                if line.startswith("VmHWM:"):
-                    peak = max(peak, int(line.split()[1]))
+            for each, peak in _python_peaks(proc.pid).items():
+                peaks[each] = max(peaks.get(each, 0), peak)
             time.sleep(0.01)
         proc.wait()
         elapsed = time.perf_counter() - started
         if proc.returncode != 0:
             stderr.seek(0)
             sys.exit(f"{' '.join(command)} failed: {stderr.read().decode()}")
-    return elapsed, peak
+    return elapsed, max(peaks.values(), default=0)
 
 
 def timed(command: list[str], cwd: Path) -> Sample:

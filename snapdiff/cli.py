@@ -240,7 +240,7 @@ def _log(argv: Sequence[str]) -> int:
             walked = history(pairs, start, end, narrow, unit="snapshot")
         else:
             parts = history_parts(start, end, options, narrow)  # halves: side by side
-            walked = history_apart(parts, start, end, _warn, narrow, merge_base_of)
+            walked = history_apart(parts, start, end, _warn, narrow, merge_base_of, progress)
             ends = short_commit(start, args.repo), short_commit(end, args.repo)
             walked = dataclasses.replace(walked, start_commit=ends[0], end_commit=ends[1])
         KEPT(walked)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable
 from typing import Generic, NoReturn, TypeVar
 
@@ -20,18 +21,31 @@ import msgspec
 from . import errors
 from .errors import SnapdiffError
 
-__all__ = ["Forked"]
+__all__ = ["Failed", "Forked"]
 
 T = TypeVar("T")
 
 
-class _Failed(msgspec.Struct, array_like=True):
-    """The child's `SnapdiffError`: said here as it would have been."""
+class Failed(msgspec.Struct, array_like=True):
+    """A `SnapdiffError` of the child, to be raised here as it would have been (its words as
+    bytes: a file name that is not UTF-8 keeps its bytes as lone surrogates, which msgspec
+    refuses in a string)."""
 
     kind: str
-    where: str
-    what: str
-    fix: str
+    where: bytes
+    what: bytes
+    fix: bytes
+
+    @classmethod
+    def of(cls, exc: SnapdiffError) -> Failed:
+        said = (text.encode("utf-8", "surrogateescape") for text in (exc.where, exc.what, exc.fix))
+        return cls(type(exc).__name__, *said)
+
+    def error(self) -> SnapdiffError:
+        words = (
+            raw.decode("utf-8", "surrogateescape") for raw in (self.where, self.what, self.fix)
+        )
+        return _ERRORS.get(self.kind, SnapdiffError)(*words)
 
 
 _ERRORS: dict[str, type[SnapdiffError]] = {
@@ -85,15 +99,22 @@ class Forked(Generic[T]):
             return self.work()
         body = memoryview(message)[1:]
         if message[:1] == b"E":
-            failed = msgspec.msgpack.decode(body, type=_Failed)
-            raise _ERRORS.get(failed.kind, SnapdiffError)(failed.where, failed.what, failed.fix)
+            raise msgspec.msgpack.decode(body, type=Failed).error()
         return self.decode(body)
 
     def cancel(self) -> None:
-        """Stop the child if it is still at work (the caller failed, or an interrupt)."""
+        """Stop the child if it is still at work (the caller failed, or an interrupt): asked
+        to end as the command ends on SIGTERM (a file it was writing removed), then killed if
+        it has not within a second."""
         if self.pid:
-            os.kill(self.pid, signal.SIGKILL)
-            os.waitpid(self.pid, 0)
+            os.kill(self.pid, signal.SIGTERM)
+            for _ in range(100):
+                if os.waitpid(self.pid, os.WNOHANG)[0]:
+                    break
+                time.sleep(0.01)
+            else:
+                os.kill(self.pid, signal.SIGKILL)
+                os.waitpid(self.pid, 0)
             self.pid = 0
         if self.out >= 0:
             os.close(self.out)
@@ -112,8 +133,7 @@ def _child(done: Callable[[], bytes], into: int) -> NoReturn:
         try:
             said = (b"R", done())
         except SnapdiffError as exc:
-            failed = _Failed(type(exc).__name__, exc.where, exc.what, exc.fix)
-            said = (b"E", msgspec.msgpack.encode(failed))
+            said = (b"E", msgspec.msgpack.encode(Failed.of(exc)))
         with os.fdopen(into, "wb") as pipe:
             for part in said:
                 pipe.write(part)

@@ -142,7 +142,8 @@ def test_a_page_read_as_it_grows_or_in_short_reads(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A page is read whole however the system hands out its bytes: fstat's size may be stale
-    (the file grew since), and a read may return fewer bytes than asked before the end."""
+    (the file grew since), a read may return fewer bytes than asked before the end, and a file
+    system may honour the non-blocking mode a page is opened in."""
     from snapdiff.sources import directory
     from snapdiff.sources.snapshot import Problems
 
@@ -160,7 +161,12 @@ def test_a_page_read_as_it_grows_or_in_short_reads(
     def short(fd: int, size: int) -> bytes:
         return real_read(fd, min(size, 7))
 
-    for patch in ((os, "fstat", stale), (os, "read", short)):
+    def honoured(fd: int, size: int) -> bytes:  # a file system honouring O_NONBLOCK
+        if not os.get_blocking(fd):
+            raise BlockingIOError(11, "Resource temporarily unavailable")
+        return real_read(fd, size)
+
+    for patch in ((os, "fstat", stale), (os, "read", short), (os, "read", honoured)):
         with monkeypatch.context() as patched:
             patched.setattr(*patch)
             for root in (tmp_path / "side", flat):

@@ -97,3 +97,32 @@ def test_a_child_that_fails_leaves_the_directory_to_be_read_here(
     assert len(forks) == 1 and no_child_left()
     assert told == [f"{new}: reading it in a second process failed (exit code 1); read here"]
     assert sorted(name for _, name in pair.new.pages) == ["zlib"]
+
+
+def test_a_file_name_that_is_not_utf8_is_read_apart_as_here(
+    tmp_path: Path, forks: list[int]
+) -> None:
+    """A name's undecodable bytes (lone surrogates in Python) cross to this process intact,
+    in a page's path and in an error naming it."""
+    old, new = sides(tmp_path, "old")
+    write_page(tmp_path / "old", "zstd", [spec("c3")])  # mended
+    named = os.path.join(os.fsencode(new), b"jax\xff.md")
+    with open(named, "wb") as page:
+        page.write((tmp_path / "old" / "_cache" / "develop" / "zstd" / "specs.md").read_bytes())
+    here = load_pair(old, new, LoadOptions())
+    told: list[str] = []
+    apart = load_pair(old, new, LoadOptions(apart=True, warn=told.append))
+    assert not told and len(forks) == 1 and no_child_left()
+    assert [p.source for p in apart.new.pages.values()] == [
+        p.source for p in here.new.pages.values()
+    ]
+    assert any("\udcff" in p.source for p in here.new.pages.values())
+    linked = os.path.join(os.fsencode(new), b"_cache", b"develop", b"jax\xff")
+    os.makedirs(linked)
+    os.symlink(named, os.path.join(linked, b"specs.md"))  # refused as it is read: in the child
+    with pytest.raises(InputError) as error_here:
+        load_pair(old, new, LoadOptions())
+    with pytest.raises(InputError) as error_apart:
+        load_pair(old, new, LoadOptions(apart=True, warn=told.append))
+    assert not told and error_apart.value.message == error_here.value.message
+    assert "\\xff" in error_here.value.message

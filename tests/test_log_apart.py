@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from forks import no_child_left
@@ -15,7 +17,7 @@ from pagegen import HISTORY, SEEDS, spec, write_page
 
 import snapdiff.history.apart as apart_module
 from snapdiff.cli import main
-from snapdiff.history import stepped
+from snapdiff.history import Pair, stepped
 from snapdiff.sources import histories
 
 
@@ -124,3 +126,62 @@ def test_a_child_that_fails_leaves_the_later_half_to_be_diffed_here(
     code, out, err = _log(repo, capsys)
     assert code == 0 and out == expected and len(forks) == 1 and no_child_left()
     assert "main: the later half failed in a second process (exit code 1); diffed here" in err
+
+
+def test_a_page_twice_before_the_middle_reads_as_in_one_walk(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    forks: list[int],
+) -> None:
+    """A page outside `_cache/` claiming a package a tag folder holds turns the walk to
+    holding every page from that step on (`MixedUnits`); the later half, from the middle, reads
+    as one walk would, keeping going past the second page and after it is gone."""
+    from pagegen import page_text
+
+    root = tmp_path / "twice"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    write_page(root, "zlib", [spec("a1", "1.0")])
+    commit(root, "base", 1)
+    git(root, "tag", "base")
+    for day in range(2, 12):
+        write_page(root, "cmake", [spec(f"c{day}", f"3.{day}")])
+        if day == 3:
+            (root / "site").mkdir()
+            (root / "site" / "zlib.md").write_text(page_text("zlib", "develop", [spec("z9")]))
+        if day == 9:
+            shutil.rmtree(root / "site")
+        commit(root, f"day {day}", day)
+    turned, whole_history = tmp_path / "turned", histories._whole_history
+
+    def noted(*args: Any) -> Any:  # each process that turns to holding every page, noted
+        with turned.open("a") as note:
+            note.write(f"{os.getpid()}\n")
+        return whole_history(*args)
+
+    monkeypatch.setattr(histories, "_whole_history", noted)
+    halves = _log(root, capsys, "--keep-going", "--format", "json")
+    assert len(forks) == 1 and no_child_left()
+    assert len(set(turned.read_text().split())) == 2  # both halves held every page
+    _whole(monkeypatch)
+    whole = _log(root, capsys, "--keep-going", "--format", "json")
+    assert halves == whole and whole[0] == 0 and '"packages_changed": 1' in whole[1]
+
+
+def test_the_later_half_s_warnings_come_before_its_error(forks: list[int]) -> None:
+    """A half that warns, then fails: the warnings said, then its error, as one walk says them."""
+    from snapdiff.errors import InputError
+    from snapdiff.history.apart import history_apart
+
+    def later(warn: Callable[[str], None]) -> Iterator[Pair]:
+        warn("a cache file ignored")
+        raise InputError("HEAD~3:_cache/develop/jax\udcff/specs.md", "not a page", "fix it")
+        yield
+
+    told: list[str] = []
+    with pytest.raises(InputError) as error:
+        history_apart([lambda warn: [], later], "A", "B", told.append)
+    assert len(forks) == 1 and no_child_left()
+    assert told == ["a cache file ignored"]
+    assert error.value.message == "HEAD~3:_cache/develop/jax\\xff/specs.md: not a page (fix it)"

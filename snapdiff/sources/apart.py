@@ -18,6 +18,7 @@ from ..forked import Forked
 from .directory import read_directory
 from .git.reader import quiet
 from .kinds import DirectorySource, IndexSource, LoadOptions, local_indexes
+from .mirror.apart import Apart
 from .mirror.index import read_indexes
 from .mirror.layouts import Index, is_url
 from .snapshot import PageBytes, Problems
@@ -42,8 +43,6 @@ class ApartSource:
     other side; `source()` waits for it, `cancel()` stops it."""
 
     def __init__(self, arg: str, indexes: Iterator[Index], options: LoadOptions) -> None:
-        from .mirror.apart import Apart
-
         self.arg, self.options = arg, options
         self.apart = Apart(  # quiet: the progress line is this process's
             lambda shared: read_indexes(indexes, quiet, shared), _failed(arg, options)
@@ -59,12 +58,30 @@ class ApartSource:
         self.apart.cancel()
 
 
-class _Read(msgspec.Struct, array_like=True):
-    """A directory as read: its pages' bytes, and what was left out of it (--keep-going)."""
+def _said(text: str) -> bytes:
+    """Text as bytes, a file name's undecodable bytes (lone surrogates) kept: msgspec refuses
+    them in a string."""
+    return text.encode("utf-8", "surrogateescape")
 
-    pages: list[PageBytes]
-    skipped: list[str]
-    keys: list[tuple[str, str]]
+
+def _unsaid(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
+
+
+class _Read(msgspec.Struct, array_like=True):
+    """A directory as read: its pages (where, bytes, digest) and what was left out of it
+    (--keep-going), every path and message as bytes (`_said`)."""
+
+    pages: list[tuple[bytes, bytes, str]]
+    skipped: list[bytes]
+    keys: list[tuple[bytes, bytes]]
+
+
+def _read(arg: str, keep_going: bool) -> _Read:
+    problems = Problems(keep_going)
+    pages = [(_said(p.source), p.data, p.digest) for p in read_directory(arg, problems)]
+    keys = [(_said(tag), _said(name)) for tag, name in sorted(problems.keys)]
+    return _Read(pages, list(map(_said, problems.skipped)), keys)
 
 
 class DirectoryApart:
@@ -73,14 +90,8 @@ class DirectoryApart:
 
     def __init__(self, arg: str, options: LoadOptions) -> None:
         self.arg, self.options = arg, options
-
-        def read() -> _Read:
-            problems = Problems(options.keep_going)
-            pages = read_directory(arg, problems)
-            return _Read(pages, problems.skipped, sorted(problems.keys))
-
         self.child = Forked(
-            read,
+            lambda: _read(arg, options.keep_going),
             msgspec.msgpack.encode,
             lambda message: msgspec.msgpack.decode(message, type=_Read),
             _failed(arg, options),
@@ -90,9 +101,10 @@ class DirectoryApart:
         """The side read (`shared` is for indexes: unused)."""
         found = self.child.join()
         problems = Problems(self.options.keep_going)
-        problems.skipped.extend(found.skipped)
-        problems.keys.update(map(tuple, found.keys))
-        return DirectorySource(self.arg, problems, self.options.progress, found.pages)
+        problems.skipped.extend(map(_unsaid, found.skipped))
+        problems.keys.update((_unsaid(tag), _unsaid(name)) for tag, name in found.keys)
+        pages = [PageBytes(_unsaid(where), data, digest) for where, data, digest in found.pages]
+        return DirectorySource(self.arg, problems, self.options.progress, pages)
 
     def cancel(self) -> None:
         self.child.cancel()

@@ -59,9 +59,9 @@ def _read(path: str, layout: bool) -> bytes | None:
     """A page's bytes; None for a file that cannot be a page (checked from its first bytes).
 
     Only a regular file is read (opened as `open_regular` opens it), and never past the size a
-    page can have, whatever fstat says. The descriptor is read directly: a buffered file
-    object and a blocking mode (which a regular file ignores) took a third of this function's
-    time (85 → 57 ms over a develop-size side's 6,000 pages).
+    page can have, whatever fstat says. The descriptor is read directly, left non-blocking
+    (`_read_some`): a buffered file object and two calls to make it blocking took a third of
+    this function's time (docs/performance.md, session 12).
     """
     fd, status = _open_regular_fd(path, NOT_REGULAR_FIX, None, path)
     try:
@@ -83,14 +83,24 @@ def _read(path: str, layout: bool) -> bytes | None:
 
 def _read_upto(fd: int, wanted: int) -> bytes:
     """Up to `wanted` bytes from fd, fewer only at its end (one read, as a rule)."""
-    found = os.read(fd, wanted)
+    found = _read_some(fd, wanted)
     if len(found) in (0, wanted):
         return found
     parts, got = [found], len(found)
-    while got < wanted and (more := os.read(fd, wanted - got)):
+    while got < wanted and (more := _read_some(fd, wanted - got)):
         parts.append(more)
         got += len(more)
     return b"".join(parts)
+
+
+def _read_some(fd: int, size: int) -> bytes:
+    """One read; blocking after all on a file system that honours a regular file's
+    non-blocking mode (a local one ignores it)."""
+    try:
+        return os.read(fd, size)
+    except BlockingIOError:
+        os.set_blocking(fd, True)
+        return os.read(fd, size)
 
 
 def _is_regular(item: os.DirEntry[str]) -> bool:
@@ -111,7 +121,7 @@ def _is_dir(item: os.DirEntry[str]) -> bool:
 
 def _entry(item: os.DirEntry[str]) -> tuple[str, bool, bool, bool]:
     """(name, folder, link, regular) of a listed entry: `_is_dir` and `_is_regular` of it, in
-    one call (the type a listing gives is asked without a system call)."""
+    one call (for all but a link, from the type the listing gives: no system call)."""
     try:
         return item.name, item.is_dir(), item.is_symlink(), item.is_file(follow_symlinks=False)
     except OSError:

@@ -5,13 +5,17 @@ a range in parts, each loaded on its own (`history_parts`)."""
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Callable, Iterator, Sequence
 
-from ..errors import InputError
+from ..errors import InputError, SnapdiffError
 from ..model import Filters
 from .git.changed import MixedUnits
 from .git.reader import Progress, quiet
+from .git.repo import GitRepo
 from .kinds import LoadOptions, MirrorRevisionSource, RevisionSource, open_source, opened
+from .mirror.layouts import is_url
+from .mirror.tree import mirror_files
 from .pair import Reading, SnapshotPair, revisions_of, whole_pair
 from .snapshot import PageCache, Problems
 
@@ -145,27 +149,40 @@ def history_parts(
     start: str, end: str, options: LoadOptions | None = None, filters: Filters | None = None
 ) -> list[HistoryPart]:
     """`load_history` as consecutive parts of the range, each loaded on its own: two halves
-    (the second quiet, for another process) for a catalogue's range read in O(changed) of at
-    least 2 × _HALF_LEAST commits whose middle is a catalogue too; else the whole range."""
+    (the second quiet, for another process: `history.apart`) for a range of a catalogue's
+    repository, read in O(changed), of at least 2 × _HALF_LEAST commits; else the whole range
+    (whose loading says what is wrong with it, if anything)."""
     options = options or LoadOptions()
     whole = [_part(start, end, options, filters)]
-    if Reading.needed_by(filters) is not Reading.CHANGED:
+    if Reading.needed_by(filters) is not Reading.CHANGED or is_url(start) or os.path.exists(start):
         return whole
-    with opened() as repos:
-        source = open_source(start, options, repos)
-        if isinstance(source, MirrorRevisionSource) or not isinstance(source, RevisionSource):
-            return whole
-        commits = source.repo.first_parent_commits(start, end)
-        cut = len(commits) // 2
-        if cut < _HALF_LEAST or type(open_source(commits[cut - 1], options, repos)) is not type(
-            source
-        ):
-            return whole
-    second = dataclasses.replace(options, progress=quiet)
+    try:
+        commits = _halved(start, end, options.repo)
+    except SnapdiffError:
+        return whole
+    if commits is None:
+        return whole
+    cut, second = len(commits) // 2, dataclasses.replace(options, progress=quiet)
     return [
         _part(start, end, options, filters, commits, 0, cut),
         _part(commits[cut - 1], end, second, filters, commits, cut),
     ]
+
+
+def _halved(start: str, end: str, repo: str | None) -> list[str] | None:
+    """The range's commits, when it can be loaded in halves: a catalogue (no build-cache
+    mirrors) at its start and its middle, enough commits, and no partial clone (each half's
+    start would fetch the blobs of a whole tree)."""
+    with opened() as repos:
+        found = repos.setdefault(repo or ".", GitRepo(repo or "."))
+        commits = found.first_parent_commits(start, end)
+        cut = len(commits) // 2
+        if cut < _HALF_LEAST or found.partial.promisors:
+            return None
+        for rev in (start, commits[cut - 1]):
+            if mirror_files(found, found.resolve(rev)) is not None:
+                return None
+    return commits
 
 
 def _part(

@@ -1,4 +1,5 @@
-"""Both sides of a diff, as a type that holds only a loaded pair, and how much of it is read."""
+"""Both sides of a diff: a type that holds only a loaded pair, how much of it is read, and how
+two sources are loaded whole (`whole_pair`) or two revisions in O(changed) (`revisions_of`)."""
 
 from __future__ import annotations
 
