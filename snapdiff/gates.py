@@ -10,7 +10,7 @@ from fnmatch import fnmatchcase
 from typing import Literal, NamedTuple, get_args
 
 from .errors import UsageError
-from .report import Exemption, GateLevel, GateOutcome, Report, Sentence
+from .report import Exemption, GateLevel, GateOutcome, Report, Sentence, counted
 
 __all__ = [
     "GATES",
@@ -121,10 +121,6 @@ class _Count:
                 self.used[Exemption(entry.package, entry.stack, entry.reason)] = None
 
 
-def _n(count: int, word: str) -> str:
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
-
-
 def _named(words: str, names: Sequence[str]) -> Sentence:
     """Words followed by the first _NAMED names (values from the data), then how many more."""
     shown = names[:_NAMED]
@@ -154,19 +150,19 @@ def _rebuilt(report: Report, count: _Count) -> tuple[int, Sentence]:
             count.use(*reasons)
         else:
             n += 1
-    return n, Sentence(f"{_n(n, 'spec')} rebuilt")
+    return n, Sentence(f"{counted(n, 'spec')} rebuilt")
 
 
 def _missing(report: Report, count: _Count) -> tuple[int, Sentence]:
     """Specs with a link or run dependency no record of the new side holds, where that gap is
     new against the old side, less those whose package or missing dependency is allowed."""
     gaps = report.rebuilds.missing_dependencies if report.rebuilds else ()
-    counted = [g for g in gaps if g.new and count.kept(g.name) and count.kept(g.dependency_name)]
-    n = len({g.hash for g in counted})
+    gating = [g for g in gaps if g.new and count.kept(g.name) and count.kept(g.dependency_name)]
+    n = len({g.hash for g in gating})
     verb = "depends" if n == 1 else "depend"
-    missing = sorted({g.dependency_name for g in counted})
+    missing = sorted({g.dependency_name for g in gating})
     return n, _named(
-        f"{_n(n, 'spec')} newly {verb} on binaries this cache does not hold: ", missing
+        f"{counted(n, 'spec')} newly {verb} on binaries this cache does not hold: ", missing
     )
 
 
@@ -175,14 +171,14 @@ def _count(report: Report, count: _Count) -> tuple[int, Sentence]:
     only of what would count, so an entry is said to be used only when it excused something."""
     if count.gate == "removed-packages":
         n = sum(1 for p in report.packages if p.status == "removed" and count.kept(package=p.name))
-        return n, Sentence(f"{_n(n, 'package')} removed")
+        return n, Sentence(f"{counted(n, 'package')} removed")
     if count.gate == "removed-specs":
         n = sum(
             len(p.specs_removed)
             for p in report.packages
             if p.specs_removed and count.kept(package=p.name)
         )
-        return n, Sentence(f"{_n(n, 'spec')} removed")
+        return n, Sentence(f"{counted(n, 'spec')} removed")
     if count.gate == "downgrade":
         names = [
             p.name
@@ -201,7 +197,8 @@ def _count(report: Report, count: _Count) -> tuple[int, Sentence]:
             and any(count.kept(stack=s) for s in p.stacks_removed)
         ]
         n = len(stacks) + len(losing)
-        said = f"{_n(len(stacks), 'stack')} removed, {_n(len(losing), 'package')} lost a stack"
+        said = f"{counted(len(stacks), 'stack')} removed, "
+        said += f"{counted(len(losing), 'package')} lost a stack"
         return n, Sentence(said)
     if count.gate == "rebuilds":
         return _rebuilt(report, count)
@@ -216,8 +213,8 @@ def _count(report: Report, count: _Count) -> tuple[int, Sentence]:
         "stack": sum(1 for s in report.stacks if count.kept(stack=s.name)),
     }
     n = sum(kinds.values())
-    said = ", ".join(_n(k, kind) for kind, k in kinds.items())
-    return n, Sentence(f"{_n(n, 'change')}: {said} added, removed or changed")
+    said = ", ".join(counted(k, kind) for kind, k in kinds.items())
+    return n, Sentence(f"{counted(n, 'change')}: {said} added, removed or changed")
 
 
 def tripped(

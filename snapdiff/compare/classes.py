@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..model import Configuration
-from ..report import Change, ChangeClass, Sentence
+from ..report import Change, ChangeClass, Sentence, counted
 from .classify import ConfigVersions
 from .migrations import dimension_value
 
@@ -44,10 +44,6 @@ class Package(NamedTuple):
     spelling: Mapping[str, str]
 
 
-def _plural(count: int, word: str) -> str:
-    return f"{count:,} {word}{'' if count == 1 else 's'}"
-
-
 def _where(change: Change, package: Package, said: Words) -> None:
     """ "in all 3 `linux` configurations", "in 2 `linux` configurations", "in 4 configurations"."""
     configs = change.configurations_new or change.configurations_old
@@ -67,28 +63,28 @@ def _where(change: Change, package: Package, said: Words) -> None:
             said.say(f" in {count:,} {{}} configuration{'s' * (count != 1)}", platform)
         return
     every = set(configs) == set(old) == set(new)
-    said.say(f" in {'all ' if every else ''}{_plural(count, 'configuration')}")
+    said.say(f" in {'all ' if every else ''}{counted(count, 'configuration')}")
 
 
 def _rebuilt(said: Words, change: Change, package: Package) -> None:
     n_new = len(change.specs_new)
     said.say("rebuilt at {}", change.versions_new[0])
     _where(change, package, said)
-    said.say(f": {_plural(n_new, 'spec')} with {'a new hash' if n_new == 1 else 'new hashes'}")
+    said.say(f": {counted(n_new, 'spec')} with {'a new hash' if n_new == 1 else 'new hashes'}")
 
 
 def _bumped(said: Words, change: Change, package: Package) -> None:
     said.say("{} → {}", change.versions_old[0], change.versions_new[0])
     said.say(" (downgrade)" if change.kind == "downgrade" else "")
     _where(change, package, said)
-    said.say(f": {len(change.specs_old):,} → {_plural(len(change.specs_new), 'spec')}")
+    said.say(f": {len(change.specs_old):,} → {counted(len(change.specs_new), 'spec')}")
 
 
 def _version(said: Words, change: Change, package: Package) -> None:
     version = (change.versions_old or change.versions_new)[0]
     said.say("{} " + ("retired" if change.kind == "version-retired" else "added"), version)
     _where(change, package, said)
-    said.say(f": {_plural(len(change.specs_old) or len(change.specs_new), 'spec')}")
+    said.say(f": {counted(len(change.specs_old) or len(change.specs_new), 'spec')}")
 
 
 def _builds(said: Words, change: Change, package: Package) -> None:
@@ -105,7 +101,7 @@ def _whole(said: Words, change: Change, package: Package) -> None:
     configs = change.configurations_new or change.configurations_old
     versions = change.versions_new if new_side else change.versions_old
     specs = len(change.specs_new) or len(change.specs_old)
-    said.say(f"{_plural(specs, 'spec')} in {len(configs):,} ")
+    said.say(f"{counted(specs, 'spec')} in {len(configs):,} ")
     said.say(f"{'new' if new_side else 'dropped'} configuration{'s' * (len(configs) != 1)}")
     said.say(" (" + ", ".join("{}" for _ in versions) + ")", *versions)
 
@@ -162,8 +158,8 @@ def _versions_moved(said: Words, change: Change) -> None:
 def _configurations(n_old: int, n_new: int) -> str:
     """ "3 configurations", or "2 configurations → 1" when a migration folds or splits them."""
     if n_old == n_new:
-        return _plural(n_old, "configuration")
-    return f"{_plural(n_old, 'configuration')} → {n_new:,}"
+        return counted(n_old, "configuration")
+    return f"{counted(n_old, 'configuration')} → {n_new:,}"
 
 
 def _migration(said: Words, change: Change, package: Package) -> None:
@@ -173,7 +169,7 @@ def _migration(said: Words, change: Change, package: Package) -> None:
         _moved(said, change, dimension, package.spelling)
     configs_old, configs_new = len(change.configurations_old), len(change.configurations_new)
     said.say(f": {_configurations(configs_old, configs_new)}, ")
-    said.say(f"{len(change.specs_old):,} → {_plural(len(change.specs_new), 'spec')}")
+    said.say(f"{len(change.specs_old):,} → {counted(len(change.specs_new), 'spec')}")
     _versions_moved(said, change)
 
 

@@ -7,17 +7,13 @@ from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 from ..model import Configuration, PageEntries, Spec, Spellings, canonical_json, renamed
-from ..report import Change, Sentence, SpecChange
+from ..report import Change, Sentence, SpecChange, counted
 from .builtas import built_as, versions_by_configuration
 from .claims import describe
 from .classify import classify
 from .migrations import find_migrations
 
 __all__ = ["Explanation", "describe_fields", "explain", "variant_values"]
-
-
-def _specs(count: int) -> str:
-    return f"{count:,} spec{'' if count == 1 else 's'}"
 
 
 _FLAT = ("versions", "compiler", "os", "platform", "target", "variants")  # strings, lists of them
@@ -79,8 +75,13 @@ def _stack_lines(changed: list[SpecChange]) -> list[Sentence]:
     """Same-hash specs that joined or left stacks, counted per stack; other field changes."""
     joined = Counter(stack for change in changed for stack in change.stacks_added)
     left = Counter(stack for change in changed for stack in change.stacks_removed)
-    lines = [Sentence(f"{_specs(n)} joined {{}}", (stack,)) for stack, n in sorted(joined.items())]
-    lines += [Sentence(f"{_specs(n)} left {{}}", (stack,)) for stack, n in sorted(left.items())]
+    lines = [
+        Sentence(f"{counted(n, 'spec')} joined {{}}", (stack,))
+        for stack, n in sorted(joined.items())
+    ]
+    lines += [
+        Sentence(f"{counted(n, 'spec')} left {{}}", (stack,)) for stack, n in sorted(left.items())
+    ]
     for change in changed:
         for detail in change.details:
             lines.append(Sentence("spec {}: " + detail.words, (change.hash[:7], *detail.values)))
