@@ -185,3 +185,36 @@ def test_the_later_half_s_warnings_come_before_its_error(forks: list[int]) -> No
     assert len(forks) == 1 and no_child_left()
     assert told == ["a cache file ignored"]
     assert error.value.message == "HEAD~3:_cache/develop/jax\\xff/specs.md: not a page (fix it)"
+
+
+def test_a_bad_page_across_the_middle_is_left_out_as_in_one_walk(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    forks: list[int],
+) -> None:
+    """A page that is not JSON from before the middle to after it, kept going past: each half
+    leaves it out where one walk does (the later half's first check is the middle commit's).
+    (A log says nothing of pages left out, either way: its package is not compared.)"""
+    root = tmp_path / "bad"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    write_page(root, "zlib", [spec("a1", "1.0")])
+    commit(root, "base", 1)
+    git(root, "tag", "base")
+    for day in range(2, 12):
+        write_page(root, "cmake", [spec(f"c{day}", f"3.{day}")])
+        if day == 4:
+            bad = write_page(root, "zstd", [spec("z1")])
+            bad.write_text(bad.read_text().replace('"hash"', "hash"))
+        if day == 9:
+            write_page(root, "zstd", [spec("z1")])
+        commit(root, f"day {day}", day)
+    least = histories._HALF_LEAST
+    for output in ("json", "markdown"):
+        monkeypatch.setattr(histories, "_HALF_LEAST", least)
+        halves = _log(root, capsys, "--keep-going", "--format", output)
+        _whole(monkeypatch)
+        whole = _log(root, capsys, "--keep-going", "--format", output)
+        assert halves == whole and whole[0] == 0 and "cmake" in whole[1]
+    assert len(forks) == 2 and no_child_left()  # one a format, for the halves
