@@ -246,6 +246,8 @@ def _log(argv: Sequence[str]) -> int:
         KEPT(walked)
     finally:
         progress.done()
+    for skipped in walked.skipped:
+        print(f"snapdiff: warning: skipped {printable(skipped)}", file=sys.stderr)
     write(args.output, render_history(walked, args.format, _rendering(args, None)))
     return 0
 

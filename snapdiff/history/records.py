@@ -106,6 +106,7 @@ class History:
     end_commit: str | None = None
     merge_base_of: tuple[str, str] | None = None  # `A...B`: start is the merge base of A and B
     unit: Unit = "commit"  # a step: a commit of A..B, or a snapshot given after the first
+    skipped: tuple[str, ...] = ()  # pages left out (--keep-going) at any step, sorted, once each
 
     def changed_tags(self) -> set[str]:
         """The cache tags of every package and stack the range changed."""
@@ -139,8 +140,10 @@ class Moved(NamedTuple):
 
 
 class Stepped(NamedTuple):
-    """One pair diffed: the tags its snapshots hold, and what it changed (no step: nothing)."""
+    """One pair diffed: the tags its snapshots hold, what it changed (no step: nothing), and
+    the pages it left out (--keep-going)."""
 
     tags: tuple[str, ...]
     step: Step | None
     packages: tuple[Moved, ...]
+    skipped: tuple[str, ...] = ()

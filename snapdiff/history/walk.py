@@ -25,8 +25,8 @@ def stepped(pairs: Iterable[Pair], filters: Filters | None = None) -> Iterator[S
     for pair in pairs:
         tags = tuple(sorted({*pair.old.tags, *pair.new.tags}))
         report = diff_snapshots(pair.old, pair.new, filters, describe=False)
-        if not report.summary.total:
-            yield Stepped(tags, None, ())  # site files, or stack order only: no change
+        if not report.summary.total:  # site files, or stack order only: no change
+            yield Stepped(tags, None, (), report.skipped)
             continue
         bumped = sorted((p for p in report.packages if p.bump), key=_bump_order)
         bumps = tuple(StepBump(p.tag, p.name, p.bump) for p in bumped if p.bump)
@@ -36,7 +36,7 @@ def stepped(pairs: Iterable[Pair], filters: Filters | None = None) -> Iterator[S
         date = pair.new.date or ""
         commit = _commit(pair.new)
         step = Step(commit, date, summary, bumps, stacks, moves, rebuilt, tuple(causes), missing)
-        yield Stepped(tags, step, tuple(map(_moved, report.packages)))
+        yield Stepped(tags, step, tuple(map(_moved, report.packages)), report.skipped)
 
 
 def _moved(package: PackageChange) -> Moved:
@@ -77,8 +77,10 @@ def walk(
     steps: list[Step] = []
     paths, flaps = _Paths(), Flaps()
     tags: set[str] = set()
+    skipped: set[str] = set()
     for one in found:
         tags.update(one.tags)
+        skipped.update(one.skipped)
         if one.step is None:
             continue
         steps.append(one.step)
@@ -94,6 +96,7 @@ def walk(
         tuple(sorted(tags)),
         merge_base_of=merge_base_of,
         unit=unit,
+        skipped=tuple(sorted(skipped)),
     )
 
 
