@@ -186,8 +186,8 @@ Sample = tuple[float, int]  # wall seconds, peak RSS (KiB)
 
 
 def _python_peaks(pid: int) -> dict[int, int]:
-    """The `VmHWM` (KiB) of a process and of its children that are Python processes (the
-    command's forked children, not its `git`s), by pid."""
+    """The `VmHWM` (KiB) of a process and of its children but its `git`s (the command's forked
+    children, named as it is), by pid."""
     found: dict[int, int] = {}
     children = Path(f"/proc/{pid}/task/{pid}/children")
     try:
@@ -201,15 +201,15 @@ def _python_peaks(pid: int) -> dict[int, int]:
             )
         except OSError:
             continue
-        if each == pid or fields.get("Name", "").strip().startswith("python"):
+        if each == pid or fields.get("Name", "").strip() != "git":
             found[each] = int(fields.get("VmHWM", "0 kB").split()[0])
     return found
 
 
 def own_peak(command: list[str], cwd: Path) -> Sample:
     """Wall seconds and the command's own peak RSS (KiB): the largest `VmHWM` (a high-water mark,
-    of one process only, reset by exec) of its process and of the children it forks (not its
-    `git`s), read every 10 ms until it exits; growth in the last 10 ms of each is missed."""
+    of one process only, reset by exec) of its process and of its children but its `git`s, read
+    every 10 ms until it exits; growth in the last 10 ms of each is missed."""
     with tempfile.TemporaryFile() as stderr:  # a file: a full pipe would stop the process
         started = time.perf_counter()
         proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=stderr)

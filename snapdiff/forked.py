@@ -9,10 +9,10 @@ it) leaves the work to be done here, as if never forked, after `told` hears why.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
-import time
 from collections.abc import Callable
 from typing import Generic, NoReturn, TypeVar
 
@@ -103,16 +103,11 @@ class Forked(Generic[T]):
         return self.decode(body)
 
     def cancel(self) -> None:
-        """Stop the child if it is still at work (the caller failed, or an interrupt): asked
-        to end as the command ends on SIGTERM (a file it was writing removed), then killed if
-        it has not within a second."""
+        """Stop the child if it is still at work (the caller failed, or an interrupt). Killed at
+        once: nothing of the caller's runs in it (a tally it was writing stays a temporary file
+        in the cache folder, which counts against the folder's bound and is dropped with it)."""
         if self.pid:
-            os.kill(self.pid, signal.SIGTERM)
-            for _ in range(100):
-                if os.waitpid(self.pid, os.WNOHANG)[0]:
-                    break
-                time.sleep(0.01)
-            else:
+            with contextlib.suppress(ProcessLookupError, ChildProcessError):  # reaped elsewhere
                 os.kill(self.pid, signal.SIGKILL)
                 os.waitpid(self.pid, 0)
             self.pid = 0

@@ -135,8 +135,7 @@ StackMoveJSON = TypedDict(
         "dimension": str,
         "from": list[str],
         "to": list[str],
-        # the specs that moved; on the compiler dimension, specs with no compiler on both
-        # sides are set aside and counted apart (0 otherwise)
+        # the specs that moved (compiler: those with none on both sides counted apart, else 0)
         "specs_old": int,
         "specs_new": int,
         "specs_no_compiler_old": int,
@@ -297,3 +296,5 @@ class HistoryJSON(TypedDict):
     steps: list[StepJSON]
     packages: list[HistoryPackageJSON]
     flapping: list[FlappingJSON]
+    incomplete: bool
+    skipped: list[str]

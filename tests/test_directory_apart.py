@@ -126,3 +126,7 @@ def test_a_file_name_that_is_not_utf8_is_read_apart_as_here(
         load_pair(old, new, LoadOptions(apart=True, warn=told.append))
     assert not told and error_apart.value.message == error_here.value.message
     assert "\\xff" in error_here.value.message
+    kept_here = load_pair(old, new, LoadOptions(keep_going=True))
+    kept_apart = load_pair(old, new, LoadOptions(keep_going=True, apart=True, warn=told.append))
+    assert not told and kept_apart.new.skipped == kept_here.new.skipped
+    assert kept_apart.new.skipped_keys == kept_here.new.skipped_keys == {("develop", "jax\udcff")}

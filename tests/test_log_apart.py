@@ -195,7 +195,7 @@ def test_a_bad_page_across_the_middle_is_left_out_as_in_one_walk(
 ) -> None:
     """A page that is not JSON from before the middle to after it, kept going past: each half
     leaves it out where one walk does (the later half's first check is the middle commit's).
-    Each page left out is said once, as a warning."""
+    Each page left out is said once, as a warning, and in the report, marked incomplete."""
     root = tmp_path / "bad"
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
@@ -219,4 +219,13 @@ def test_a_bad_page_across_the_middle_is_left_out_as_in_one_walk(
         assert halves == whole and whole[0] == 0 and "cmake" in whole[1]
         left_out = [line for line in whole[2].splitlines() if "warning: skipped" in line]
         assert len(left_out) == 5 and all("zstd" in line for line in left_out)  # days 4-8
+        said = (
+            ('"incomplete": true', '"skipped": [')
+            if output == "json"
+            else (
+                "**⚠️ Incomplete:** 5 pages could not be read",
+                "<summary>Pages left out (5)</summary>",
+            )
+        )
+        assert all(words in whole[1] for words in said)
     assert len(forks) == 2 and no_child_left()  # one a format, for the halves

@@ -95,7 +95,7 @@ def _steps(
         warn(warning)
 
     yield from stepped(first(tell), filters)
-    progress("the later half of the range: diffed in a second process")
+    progress(f"the later half of the range{': in a second process' if child.pid else ''}")
     later = child.join()
     for warning in later.said:
         if warning not in told:  # a cache both halves could not write: said once, as in one walk

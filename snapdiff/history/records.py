@@ -106,7 +106,7 @@ class History:
     end_commit: str | None = None
     merge_base_of: tuple[str, str] | None = None  # `A...B`: start is the merge base of A and B
     unit: Unit = "commit"  # a step: a commit of A..B, or a snapshot given after the first
-    skipped: tuple[str, ...] = ()  # pages left out (--keep-going) at any step, sorted, once each
+    skipped: tuple[str, ...] = ()  # pages left out (--keep-going), in the steps' order, once each
 
     def changed_tags(self) -> set[str]:
         """The cache tags of every package and stack the range changed."""

@@ -77,10 +77,10 @@ def walk(
     steps: list[Step] = []
     paths, flaps = _Paths(), Flaps()
     tags: set[str] = set()
-    skipped: set[str] = set()
+    skipped: dict[str, None] = {}  # in the order the steps leave them out, once each
     for one in found:
         tags.update(one.tags)
-        skipped.update(one.skipped)
+        skipped.update(dict.fromkeys(one.skipped))
         if one.step is None:
             continue
         steps.append(one.step)
@@ -96,7 +96,7 @@ def walk(
         tuple(sorted(tags)),
         merge_base_of=merge_base_of,
         unit=unit,
-        skipped=tuple(sorted(skipped)),
+        skipped=tuple(skipped),
     )
 
 

@@ -74,6 +74,8 @@ def history_to_dict(history: History) -> HistoryJSON:
             }
             for f in history.flapping
         ],
+        "incomplete": bool(history.skipped),
+        "skipped": list(history.skipped),
     }
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator, Sequence
 from ..errors import InputError, SnapdiffError
 from ..model import Filters
 from .git.changed import MixedUnits
+from .git.process import GitError
 from .git.reader import Progress, quiet
 from .git.repo import GitRepo
 from .kinds import LoadOptions, MirrorRevisionSource, RevisionSource, open_source, opened
@@ -158,7 +159,7 @@ def history_parts(
         return whole
     try:
         commits = _halved(start, end, options.repo)
-    except SnapdiffError:
+    except (SnapdiffError, GitError, OSError):  # said by the whole range's loading, if at all
         return whole
     if commits is None:
         return whole
