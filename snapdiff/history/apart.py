@@ -30,15 +30,21 @@ class _Later:
     """The later half, as the child diffed it: each step pickled, the warnings it gave, and
     the error that stopped it (said here after those warnings, as one walk would)."""
 
-    def __init__(self, part: Part | None = None, filters: Filters | None = None) -> None:
+    def __init__(self) -> None:
         self.steps: list[bytes | memoryview] = []
         self.said: list[str] = []
         self.failed: Failed | None = None
+
+    @classmethod
+    def diffed(cls, part: Part, filters: Filters | None) -> _Later:
+        """The later half diffed (in the child)."""
+        later = cls()
         try:
-            for one in stepped(part(self.said.append), filters) if part else ():
-                self.steps.append(pickle.dumps(one, pickle.HIGHEST_PROTOCOL))
+            for one in stepped(part(later.said.append), filters):
+                later.steps.append(pickle.dumps(one, pickle.HIGHEST_PROTOCOL))
         except SnapdiffError as exc:
-            self.failed = Failed.of(exc)
+            later.failed = Failed.of(exc)
+        return later
 
     def encode(self) -> bytes:
         """One message: the length of a head (warnings, error, each step's length), the head,
@@ -77,7 +83,7 @@ def history_apart(
     def failed(code: int) -> None:
         warn(f"{end}: the later half failed in a second process (exit code {code}); diffed here")
 
-    child = Forked(lambda: _Later(parts[1], filters), _Later.encode, _Later.decode, failed)
+    child = Forked(lambda: _Later.diffed(parts[1], filters), _Later.encode, _Later.decode, failed)
     try:
         return walk(_steps(parts[0], child, filters, warn, progress), start, end, merge_base_of)
     finally:
