@@ -13,7 +13,7 @@ import contextlib
 import os
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Generic, NoReturn, TypeVar
 
 import msgspec
@@ -73,14 +73,21 @@ class Forked(Generic[T]):
                 self._fork()
             except OSError:  # no pipe or no process to be had: done here
                 self.cancel()
+            except BaseException:  # an interrupt let through as the child was forked
+                self.cancel()
+                raise
 
     def _fork(self) -> None:
         self.out, into = os.pipe()
-        try:
-            self.pid = os.fork()
-        except OSError:
-            os.close(into)
-            raise
+        with _signals_held():  # an interrupt in the child before `_child` would run our code
+            try:
+                self.pid = os.fork()
+            except OSError:
+                os.close(into)
+                raise
+            if self.pid == 0:
+                for stop in _STOPS:  # the child ends at once; the parent cleans up
+                    signal.signal(stop, signal.SIG_DFL)
         if self.pid == 0:
             _child(lambda: self.encode(self.work()), into)
         os.close(into)
@@ -116,9 +123,26 @@ class Forked(Generic[T]):
             self.out = -1
 
 
+_STOPS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back (where the platform can), then let through."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
 def _child(done: Callable[[], bytes], into: int) -> NoReturn:
     """In the child: work, say it down the pipe, and leave; nothing of the caller's runs here
-    (whatever is raised, even while saying an error, ends the child: the parent works again).
+    (whatever is raised, even while saying an error, ends the child: the parent works again;
+    SIGINT and SIGTERM end it at once, with no handler of the caller's run).
     Every descriptor but the standard ones and the pipe is closed first: a pipe to a process the
     parent waits for (`git cat-file`'s input) must not stay open here."""
     code = 1

@@ -190,3 +190,30 @@ def test_the_command_on_mirrors_in_git_neither_hangs_nor_waits(tmp_path: Path) -
     assert done.returncode == 0, err
     rebuilds = json.loads(out)["rebuilds"]
     assert len(json.dumps(rebuilds["cascades"])) > 1 << 16  # more than a pipe holds
+
+
+def test_a_child_ends_on_an_interrupt_whatever_the_caller_handles(forks: list[int]) -> None:
+    """The caller's SIGINT and SIGTERM handlers never run in a child (one raising there would
+    unwind the caller's code in it): the child has the default ones, and the caller's signal
+    mask is as it was."""
+    from snapdiff.forked import Forked
+
+    def handler(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    was = signal.signal(signal.SIGTERM, handler)
+    try:
+        mask = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+        child = Forked(
+            lambda: [
+                signal.getsignal(s) is signal.SIG_DFL for s in (signal.SIGINT, signal.SIGTERM)
+            ],
+            lambda found: bytes(found),
+            bytes,
+            lambda code: None,
+        )
+        assert child.join() == bytes([True, True]) and len(forks) == 1 and no_child_left()
+        assert signal.pthread_sigmask(signal.SIG_BLOCK, []) == mask
+        assert signal.getsignal(signal.SIGTERM) is handler
+    finally:
+        signal.signal(signal.SIGTERM, was)
