@@ -21,9 +21,20 @@ import msgspec
 from . import errors
 from .errors import SnapdiffError
 
-__all__ = ["Failed", "Forked"]
+__all__ = ["Failed", "Forked", "as_bytes", "as_text"]
 
 T = TypeVar("T")
+
+
+def as_bytes(text: str) -> bytes:
+    """Text to send from a child, a file name's undecodable bytes (lone surrogates, which
+    msgspec refuses in a string) kept as they were."""
+    return text.encode("utf-8", "surrogateescape")
+
+
+def as_text(raw: bytes) -> str:
+    """Text a child sent (`as_bytes`)."""
+    return raw.decode("utf-8", "surrogateescape")
 
 
 class Failed(msgspec.Struct, array_like=True):
@@ -38,13 +49,10 @@ class Failed(msgspec.Struct, array_like=True):
 
     @classmethod
     def of(cls, exc: SnapdiffError) -> Failed:
-        said = (text.encode("utf-8", "surrogateescape") for text in (exc.where, exc.what, exc.fix))
-        return cls(type(exc).__name__, *said)
+        return cls(type(exc).__name__, *map(as_bytes, (exc.where, exc.what, exc.fix)))
 
     def error(self) -> SnapdiffError:
-        words = (
-            raw.decode("utf-8", "surrogateescape") for raw in (self.where, self.what, self.fix)
-        )
+        words = map(as_text, (self.where, self.what, self.fix))
         return _ERRORS.get(self.kind, SnapdiffError)(*words)
 
 

@@ -56,6 +56,20 @@ def _log(repo: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[in
     return code, out, err
 
 
+def _cmake_range(root: Path, day: Callable[[Path, int], None]) -> Path:
+    """`base` with zlib, then ten daily commits each bumping cmake, `day` changing more."""
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    write_page(root, "zlib", [spec("a1", "1.0")])
+    commit(root, "base", 1)
+    git(root, "tag", "base")
+    for number in range(2, 12):
+        write_page(root, "cmake", [spec(f"c{number}", f"3.{number}")])
+        day(root, number)
+        commit(root, f"day {number}", number)
+    return root
+
+
 def _whole(monkeypatch: pytest.MonkeyPatch) -> None:
     """No range long enough to be halved: one walk, here."""
     monkeypatch.setattr(histories, "_HALF_LEAST", 10**9)
@@ -139,20 +153,14 @@ def test_a_page_twice_before_the_middle_reads_as_in_one_walk(
     as one walk would, keeping going past the second page and after it is gone."""
     from pagegen import page_text
 
-    root = tmp_path / "twice"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    write_page(root, "zlib", [spec("a1", "1.0")])
-    commit(root, "base", 1)
-    git(root, "tag", "base")
-    for day in range(2, 12):
-        write_page(root, "cmake", [spec(f"c{day}", f"3.{day}")])
-        if day == 3:
+    def day(root: Path, number: int) -> None:
+        if number == 3:
             (root / "site").mkdir()
             (root / "site" / "zlib.md").write_text(page_text("zlib", "develop", [spec("z9")]))
-        if day == 9:
+        if number == 9:
             shutil.rmtree(root / "site")
-        commit(root, f"day {day}", day)
+
+    root = _cmake_range(tmp_path / "twice", day)
     turned, whole_history = tmp_path / "turned", histories._whole_history
 
     def noted(*args: Any) -> Any:  # each process that turns to holding every page, noted
@@ -196,20 +204,15 @@ def test_a_bad_page_across_the_middle_is_left_out_as_in_one_walk(
     """A page that is not JSON from before the middle to after it, kept going past: each half
     leaves it out where one walk does (the later half's first check is the middle commit's).
     Each page left out is said once, as a warning, and in the report, marked incomplete."""
-    root = tmp_path / "bad"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
-    write_page(root, "zlib", [spec("a1", "1.0")])
-    commit(root, "base", 1)
-    git(root, "tag", "base")
-    for day in range(2, 12):
-        write_page(root, "cmake", [spec(f"c{day}", f"3.{day}")])
-        if day == 4:
+
+    def day(root: Path, number: int) -> None:
+        if number == 4:
             bad = write_page(root, "zstd", [spec("z1")])
             bad.write_text(bad.read_text().replace('"hash"', "hash"))
-        if day == 9:
+        if number == 9:
             write_page(root, "zstd", [spec("z1")])
-        commit(root, f"day {day}", day)
+
+    root = _cmake_range(tmp_path / "bad", day)
     least = histories._HALF_LEAST
     for output in ("json", "markdown"):
         monkeypatch.setattr(histories, "_HALF_LEAST", least)

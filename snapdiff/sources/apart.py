@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import msgspec
 
-from ..forked import Forked
+from ..forked import Forked, as_bytes, as_text
 from .directory import read_directory
 from .git.reader import quiet
 from .kinds import DirectorySource, IndexSource, LoadOptions, local_indexes
@@ -58,19 +58,9 @@ class ApartSource:
         self.apart.cancel()
 
 
-def _said(text: str) -> bytes:
-    """Text as bytes, a file name's undecodable bytes (lone surrogates) kept: msgspec refuses
-    them in a string."""
-    return text.encode("utf-8", "surrogateescape")
-
-
-def _unsaid(raw: bytes) -> str:
-    return raw.decode("utf-8", "surrogateescape")
-
-
 class _Read(msgspec.Struct, array_like=True):
     """A directory as read: its pages (where, bytes, digest) and what was left out of it
-    (--keep-going), every path and message as bytes (`_said`)."""
+    (--keep-going), every path and message as bytes (`forked.as_bytes`)."""
 
     pages: list[tuple[bytes, bytes, str]]
     skipped: list[bytes]
@@ -79,9 +69,9 @@ class _Read(msgspec.Struct, array_like=True):
 
 def _read(arg: str, keep_going: bool) -> _Read:
     problems = Problems(keep_going)
-    pages = [(_said(p.source), p.data, p.digest) for p in read_directory(arg, problems)]
-    keys = [(_said(tag), _said(name)) for tag, name in sorted(problems.keys)]
-    return _Read(pages, list(map(_said, problems.skipped)), keys)
+    pages = [(as_bytes(p.source), p.data, p.digest) for p in read_directory(arg, problems)]
+    keys = [(as_bytes(tag), as_bytes(name)) for tag, name in sorted(problems.keys)]
+    return _Read(pages, list(map(as_bytes, problems.skipped)), keys)
 
 
 class DirectoryApart:
@@ -101,9 +91,9 @@ class DirectoryApart:
         """The side read (`shared` is for indexes: unused)."""
         found = self.child.join()
         problems = Problems(self.options.keep_going)
-        problems.skipped.extend(map(_unsaid, found.skipped))
-        problems.keys.update((_unsaid(tag), _unsaid(name)) for tag, name in found.keys)
-        pages = [PageBytes(_unsaid(where), data, digest) for where, data, digest in found.pages]
+        problems.skipped.extend(map(as_text, found.skipped))
+        problems.keys.update((as_text(tag), as_text(name)) for tag, name in found.keys)
+        pages = [PageBytes(as_text(where), data, digest) for where, data, digest in found.pages]
         return DirectorySource(self.arg, problems, self.options.progress, pages)
 
     def cancel(self) -> None:
