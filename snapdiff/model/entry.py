@@ -12,13 +12,16 @@ from .normal import canonical_json
 __all__ = ["Entry"]
 
 
-class Entry(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+class Entry(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
     """One `spec_details` entry as read (lists as read, in order), its types checked.
 
     A page in the generator's form is decoded into these in one call (`sources.entries`), so
     the diff compares entries as read by C-level equality; any other entry (an unknown key, a
     nested `size`) is read from its checked mapping (`from_mapping`), its other keys kept as
     canonical JSON in `extra`, which a page never sets (`sources.entries` refuses it).
+    Untracked by the cycle collector (`gc=False`): it holds only strings, numbers and tuples
+    of strings, so it can be in no cycle, and each of a release pair's 830,000 is 16 bytes
+    smaller.
     """
 
     hash: Annotated[str, msgspec.Meta(min_length=1)]

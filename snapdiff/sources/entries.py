@@ -17,7 +17,6 @@ from operator import attrgetter, itemgetter
 from typing import Any
 
 import msgspec
-from msgspec.structs import replace
 
 from ..model import NO_COMPILER, Configuration, Entry, PageEntries, configuration_from, written_as
 from ..versions import version_of
@@ -46,20 +45,24 @@ _SHARED_MOST = 1 << 18
 
 
 def _shared(found: list[Entry]) -> list[Entry]:
-    """The records with every field value but the hash shared with equal ones read before."""
+    """The records with every field value but the hash shared with equal ones read before
+    (built anew by position: half the time of `msgspec.structs.replace` by name)."""
     if len(_SHARED) > _SHARED_MOST:
         _SHARED.clear()
     one = _SHARED.setdefault
     return [
-        replace(
-            e,
-            stacks=one(e.stacks, e.stacks),
-            variants=one(e.variants, e.variants),
-            versions=one(e.versions, e.versions),
-            compiler=one(e.compiler, e.compiler),
-            os=one(e.os, e.os),
-            platform=one(e.platform, e.platform),
-            target=one(e.target, e.target),
+        Entry(
+            e.hash,
+            one(e.stacks, e.stacks),
+            one(e.variants, e.variants),
+            one(e.versions, e.versions),
+            one(e.compiler, e.compiler),
+            one(e.os, e.os),
+            one(e.platform, e.platform),
+            one(e.target, e.target),
+            e.size,
+            e.tarball,
+            e.extra,
         )
         for e in found
     ]
