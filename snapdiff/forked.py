@@ -65,7 +65,13 @@ _ERRORS: dict[str, type[SnapdiffError]] = {
 class Forked(Generic[T]):
     """`work()` being done in a forked child; `join()` gives its result (`decode` of what
     `encode` made of it there), `cancel()` stops the child. `told` hears the child's exit
-    code (a signal's number, negative) when the work was done here after all."""
+    code (a signal's number, negative) when the work was done here after all.
+
+    The child may do `there()` instead, which gives the message to send itself and may talk
+    with this process over the descriptors `kept` open in it (every other one but the
+    standard ones is closed there); `work()` is what is done here when there is no child, or
+    it failed.
+    """
 
     def __init__(
         self,
@@ -73,8 +79,12 @@ class Forked(Generic[T]):
         encode: Callable[[T], bytes],
         decode: Callable[[memoryview], T],
         told: Callable[[int], None],
+        there: Callable[[], bytes] | None = None,
+        kept: tuple[int, ...] = (),
     ) -> None:
-        self.work, self.encode, self.decode, self.told = work, encode, decode, told
+        self.work, self.decode, self.told = work, decode, told
+        self.there = there or (lambda: encode(work()))
+        self.kept = kept
         self.pid, self.out = 0, -1  # no child (yet): the work is done here when joined
         if hasattr(os, "fork") and threading.active_count() == 1:
             try:
@@ -97,8 +107,13 @@ class Forked(Generic[T]):
                 for stop in _STOPS:  # the child ends at once; the parent cleans up
                     signal.signal(stop, signal.SIG_DFL)
         if self.pid == 0:
-            _child(lambda: self.encode(self.work()), into)
+            _child(self.there, into, self.kept)
         os.close(into)
+
+    @property
+    def apart(self) -> bool:
+        """Whether a child is at work (else the work is done here when joined)."""
+        return self.pid != 0
 
     def join(self) -> T:
         """The result; the child's error raised here; done here when the child could not."""
@@ -147,16 +162,19 @@ def _signals_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
-def _child(done: Callable[[], bytes], into: int) -> NoReturn:
+def _child(done: Callable[[], bytes], into: int, kept: tuple[int, ...]) -> NoReturn:
     """In the child: work, say it down the pipe, and leave; nothing of the caller's runs here
     (whatever is raised, even while saying an error, ends the child: the parent works again;
     SIGINT and SIGTERM end it at once, with no handler of the caller's run).
-    Every descriptor but the standard ones and the pipe is closed first: a pipe to a process the
-    parent waits for (`git cat-file`'s input) must not stay open here."""
+    Every descriptor but the standard ones, the pipe and `kept` is closed first: a pipe to a
+    process the parent waits for (`git cat-file`'s input) must not stay open here."""
     code = 1
     try:
-        os.closerange(3, into)
-        os.closerange(into + 1, os.sysconf("SC_OPEN_MAX"))
+        low = 3
+        for fd in sorted({into, *kept}):
+            os.closerange(low, fd)
+            low = fd + 1
+        os.closerange(low, os.sysconf("SC_OPEN_MAX"))
         try:
             said = (b"R", done())
         except SnapdiffError as exc:

@@ -1,5 +1,6 @@
-"""A directory NEW read in a forked child (`sources/apart.py`) while OLD is read gives what
-reading it here gives: the same pages, the same pages left out, the same errors and report."""
+"""A directory NEW read in a forked child, which counts the content both sides hold
+(`sources/dirapart.py`), while OLD is read and parsed here gives what reading it here gives: the
+same pages, warnings, pages left out, errors and report."""
 
 from __future__ import annotations
 
@@ -8,13 +9,16 @@ from pathlib import Path
 
 import pytest
 from forks import no_child_left
+from gitrepo import git, new_repo
 from pagegen import spec, write_page
 
 from snapdiff.compare.diff import diff_snapshots
 from snapdiff.errors import InputError
+from snapdiff.model import Filters
 from snapdiff.render import render_json
 from snapdiff.sources import LoadOptions, directory, load_pair
-from snapdiff.sources import apart as apart_module
+from snapdiff.sources import dirapart as apart_module
+from snapdiff.sources.snapshot import PageCache
 
 ROOT = Path(__file__).parent.parent
 CASES = ROOT / "tests" / "cases"
@@ -130,3 +134,94 @@ def test_a_file_name_that_is_not_utf8_is_read_apart_as_here(
     kept_apart = load_pair(old, new, LoadOptions(keep_going=True, apart=True, warn=told.append))
     assert not told and kept_apart.new.skipped == kept_here.new.skipped
     assert kept_apart.new.skipped_keys == kept_here.new.skipped_keys == {("develop", "jax\udcff")}
+
+
+def mixed(tmp_path: Path) -> tuple[str, str]:
+    """OLD and NEW directories holding each case a side's pages can be in: content both hold
+    (one page with a `meta` that disagrees, one bad), content one side holds (changed pages,
+    one with a disagreeing `meta`, one bad on each side), and one content at two places."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    for side in (old, new):
+        write_page(side, "zlib", [spec("a1"), spec("b2")])
+        lying = write_page(side, "cmake", [spec("c3")])
+        lying.write_text(lying.read_text().replace('"num_specs": 1', '"num_specs": 4'))
+        broken = write_page(side, "bzip2", [spec("d4")])
+        broken.write_text(broken.read_text().replace('"hash"', "hash"))
+    write_page(old, "curl", [spec("e5", "8.0")])
+    write_page(new, "curl", [spec("e5", "8.1"), spec("f6", "8.1", ("e4s",))])
+    for side, version in ((old, "1.0"), (new, "2.0")):
+        lying = write_page(side, "xz", [spec("g7", version)])
+        lying.write_text(lying.read_text().replace('"num_specs": 1', '"num_specs": 2'))
+        broken = write_page(side, f"zstd-{side.name}", [spec("h8")])
+        broken.write_text(broken.read_text().replace('"hash"', "hash"))
+    copy = new / "notes" / "curl.md"  # a page by its content, where another place holds it
+    copy.parent.mkdir()
+    copy.write_bytes((new / "_cache" / "develop" / "curl" / "specs.md").read_bytes())
+    return str(old), str(new)
+
+
+@pytest.mark.parametrize("filters", [None, Filters(package=("*",)), Filters(stack=("*",))])
+def test_each_case_of_a_page_read_apart_is_as_read_here(
+    tmp_path: Path, forks: list[int], filters: Filters | None
+) -> None:
+    old, new = mixed(tmp_path)
+    with pytest.raises(InputError) as here:
+        load_pair(old, new, LoadOptions(), filters)
+    with pytest.raises(InputError) as apart:
+        load_pair(old, new, LoadOptions(apart=True), filters)
+    assert len(forks) == 1 and no_child_left()
+    assert apart.value.message == here.value.message and "new/_cache" in here.value.message
+    kept = load_pair(old, new, LoadOptions(keep_going=True), filters)
+    told: list[str] = []
+    options = LoadOptions(keep_going=True, apart=True, warn=told.append)
+    kept_apart = load_pair(old, new, options, filters)
+    assert len(forks) == 2 and no_child_left() and not told
+    for mine, theirs in zip(kept, kept_apart, strict=True):
+        assert mine.pages == theirs.pages and mine.warnings == theirs.warnings
+        assert mine.skipped == theirs.skipped and mine.skipped_keys == theirs.skipped_keys
+    assert len(kept.new.skipped) == 3 and len(kept.old.skipped) == 2  # bzip2 and zstd; curl
+    assert any("new/_cache/develop/cmake" in w for w in kept.old.warnings)  # NEW counted it
+    assert render_json(diff_snapshots(*kept_apart)) == render_json(diff_snapshots(*kept))
+
+
+def test_a_child_that_fails_after_listing_leaves_the_counting_here(
+    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old, new = mixed(tmp_path)
+    parent, parse = os.getpid(), PageCache.parse
+
+    def broken_there(cache: PageCache, raw: object) -> object:
+        if os.getpid() != parent:
+            raise RuntimeError("a bug in the child")
+        return parse(cache, raw)  # type: ignore[arg-type]
+
+    here = load_pair(old, new, LoadOptions(keep_going=True))
+    monkeypatch.setattr(PageCache, "parse", broken_there)
+    told: list[str] = []
+    apart = load_pair(old, new, LoadOptions(keep_going=True, apart=True, warn=told.append))
+    assert len(forks) == 1 and no_child_left()
+    assert told == [f"{new}: reading it in a second process failed (exit code 1); read here"]
+    for mine, theirs in zip(here, apart, strict=True):
+        assert mine.pages == theirs.pages and mine.warnings == theirs.warnings
+        assert mine.skipped == theirs.skipped
+
+
+def test_a_directory_beside_a_revision_is_read_apart_as_here(
+    tmp_path: Path, forks: list[int]
+) -> None:
+    """OLD a git revision, whose pages its own load reads."""
+    old, new = mixed(tmp_path)
+    repo = new_repo(tmp_path / "repo")
+    os.rename(old, repo / "catalogue")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "old")
+    sides = ("HEAD:catalogue", new)
+    here = load_pair(*sides, LoadOptions(repo=str(repo), keep_going=True))
+    told: list[str] = []
+    options = LoadOptions(repo=str(repo), keep_going=True, apart=True, warn=told.append)
+    apart = load_pair(*sides, options)
+    assert len(forks) == 1 and no_child_left() and not told
+    for mine, theirs in zip(here, apart, strict=True):
+        assert mine.pages == theirs.pages and mine.warnings == theirs.warnings
+        assert mine.skipped == theirs.skipped
+    assert any("new/_cache/develop/cmake" in w for w in here.new.warnings)

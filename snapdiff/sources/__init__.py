@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..model import Filters, Snapshot, counted_apart
-from .apart import read_apart
+from .apart import ApartSource, DirectoryApart, read_apart
 from .git.changed import MixedUnits
 from .git.reader import Progress
 from .git.repo import GitRepo
@@ -51,33 +51,48 @@ def load_pair(
     with opened() as repos:
         apart = read_apart(new, options)  # an index or directory: started first, read beside OLD
         try:
-            first = open_source(old, options, repos)
-            shared = None  # OLD's values, that NEW's equal ones become (compared by identity)
-            if isinstance(first, IndexSource):  # its pages built while NEW is read apart
-                first.load(PageCache())
-                shared = first.intern
-            second = apart.source(shared) if apart else open_source(new, options, repos, shared)
-            sources: tuple[Source, Source] = (first, second)
+            return _loaded(old, new, options, reading, repos, apart)
         finally:
             if apart:
-                apart.cancel()  # when OLD failed
-        _graphs_read(sources, options)
-        if (
-            isinstance(sources[0], RevisionSource)
-            and isinstance(sources[1], RevisionSource)
-            and sources[0].repo is sources[1].repo
-            and reading is Reading.CHANGED
-        ):
-            revisions = revisions_of(sources[0].repo, options)
-            try:
-                return SnapshotPair(*revisions.load(sources[0].revision, sources[1].revision))
-            except MixedUnits:
-                pass  # only a whole listing says which page is the second: read both so
-        pair = whole_pair(sources, counted=reading is not Reading.EVERY_ENTRY)
-        if counted_apart(*pair):  # a page left out made a shared blob one side's only
-            sources = open_source(old, options, repos), open_source(new, options, repos)
-            pair = whole_pair(sources, counted=False)
-        return SnapshotPair(*pair)
+                apart.cancel()  # when something failed while it was at work (else a no-op)
+
+
+def _loaded(
+    old: str,
+    new: str,
+    options: LoadOptions,
+    reading: Reading,
+    repos: dict[str, GitRepo],
+    apart: ApartSource | DirectoryApart | None,
+) -> SnapshotPair:
+    """`load_pair`'s work, NEW started `apart` if it can be."""
+    first = open_source(old, options, repos)
+    shared = None  # OLD's values, that NEW's equal ones become (compared by identity)
+    if isinstance(first, IndexSource):  # its pages built while NEW is read apart
+        first.load(PageCache())
+        shared = first.intern
+    counted = reading is not Reading.EVERY_ENTRY  # as `whole_pair` reads a pair
+    second = (
+        apart.source(first, shared, counted) if apart else open_source(new, options, repos, shared)
+    )
+    sources: tuple[Source, Source] = (first, second)
+    _graphs_read(sources, options)
+    if (
+        isinstance(sources[0], RevisionSource)
+        and isinstance(sources[1], RevisionSource)
+        and sources[0].repo is sources[1].repo
+        and reading is Reading.CHANGED
+    ):
+        revisions = revisions_of(sources[0].repo, options)
+        try:
+            return SnapshotPair(*revisions.load(sources[0].revision, sources[1].revision))
+        except MixedUnits:
+            pass  # only a whole listing says which page is the second: read both so
+    pair = whole_pair(sources, counted)
+    if counted_apart(*pair):  # a page left out made a shared blob one side's only
+        sources = open_source(old, options, repos), open_source(new, options, repos)
+        pair = whole_pair(sources, counted=False)
+    return SnapshotPair(*pair)
 
 
 def _graphs_read(sources: tuple[Source, Source], options: LoadOptions) -> None:

@@ -26,7 +26,7 @@ from .mirror.index import (
 )
 from .mirror.layouts import MAX_INDEX_BYTES, Folder, Index, find_mirrors, index_of, is_url
 from .mirror.tree import TreeMirror, mirror_files, tree_mirrors
-from .pages import MAX_PAGE_BYTES, ParsedPage, is_catalogue_path, is_page_content
+from .pages import MAX_PAGE_BYTES, is_catalogue_path, is_page_content
 from .snapshot import PageBytes, PageCache, Problems, build_snapshot
 
 if TYPE_CHECKING:  # msgspec: only when an index is read
@@ -52,32 +52,17 @@ class Source(Protocol):
     def load(self, cache: PageCache) -> Snapshot: ...
 
 
-def _parsed(cache: PageCache, raw: PageBytes, problems: Problems) -> ParsedPage | None:
-    """The parsed page, or None when it is bad and we keep going."""
-    try:
-        return cache.parse(raw)
-    except InputError as error:
-        problems.skip(error)
-        return None
-
-
 _EVERY = 2000  # pages between two words of progress
 
 
 class DirectorySource:
     """A directory of catalogue pages (or of pages anywhere below it)."""
 
-    def __init__(
-        self,
-        path: str,
-        problems: Problems,
-        progress: Progress = quiet,
-        raws: list[PageBytes] | None = None,  # read already (`apart`)
-    ) -> None:
+    def __init__(self, path: str, problems: Problems, progress: Progress = quiet) -> None:
         self.path = path
         self.problems = problems
         self.progress = progress
-        self.raws = read_directory(path, problems) if raws is None else raws
+        self.raws = read_directory(path, problems)
 
     def digests(self) -> set[str]:
         return {raw.digest for raw in self.raws}
@@ -85,7 +70,7 @@ class DirectorySource:
     def load(self, cache: PageCache) -> Snapshot:
         parsed = []
         for count, raw in enumerate(self.raws, start=1):
-            parsed.append(_parsed(cache, raw, self.problems))
+            parsed.append(cache.parsed(raw, self.problems))
             if count % _EVERY == 0:
                 self.progress(f"{self.path}: {count:,} of {len(self.raws):,} pages")
         return build_snapshot(self.path, [p for p in parsed if p], self.problems)
@@ -137,7 +122,7 @@ class RevisionSource:
             except InputError as error:  # too large, its size not listed (a partial clone)
                 self.problems.skip(error)
                 continue
-            _parsed(cache, PageBytes(source, data, sha), self.problems)
+            cache.parsed(PageBytes(source, data, sha), self.problems)
         parsed = [cache.get(sha, f"{rev.arg}:{p}") for p, sha in self.files if sha in cache]
         return build_snapshot(rev.arg, parsed, self.problems, rev.commit, rev.date)
 

@@ -71,6 +71,18 @@ class PageCache:
             hit = ParsedPage(hit.page.at(source), hit.hashes, hit.warnings)
         return hit
 
+    def parsed(self, raw: PageBytes, problems: Problems) -> ParsedPage | None:
+        """The page (`parse`), or None when it is bad and `problems` keep going."""
+        try:
+            return self.parse(raw)
+        except InputError as error:
+            problems.skip(error)
+            return None
+
+    def add(self, parsed: ParsedPage) -> None:
+        """A page parsed elsewhere (a forked child) as `parse` parses it."""
+        self._pages.setdefault(parsed.page.digest, parsed)
+
     def parse(self, raw: PageBytes) -> ParsedPage:
         """The page for these bytes, from the cache when the same content was parsed before."""
         if raw.digest in self:

@@ -1,0 +1,212 @@
+"""A directory NEW read in a forked child, which also counts the content both sides hold,
+while this process reads OLD and parses the pages that differ.
+
+The child lists and reads NEW (system calls and Python per file, about 0.15 s a side at develop
+size) and sends its pages' places and digests. This process, having read OLD, answers with the
+digests both sides hold (none when every entry is read), and parses OLD's own pages while the
+child reads those for their counts only (as `PageCache` does: most of a daily pair's pages)
+and sends the counts back, with the bytes of NEW's other pages, which are parsed here. Parsing
+them there instead would gain nothing: sending a parsed page back and rebuilding it here costs
+as much as parsing its bytes. A page the child could not count (a bad page) comes back as its
+bytes too, so that its error or warning is said here, in order. Without a child, or when it
+fails, NEW is read and parsed here as a directory always is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+import msgspec
+
+from ..errors import InputError
+from ..forked import Forked, as_bytes, as_text
+from ..model import Page, Snapshot
+from .directory import read_directory
+from .kinds import DirectorySource, LoadOptions, Source
+from .pages import ParsedPage
+from .snapshot import PageBytes, PageCache, Problems, build_snapshot
+
+if TYPE_CHECKING:
+    from .mirror.nodes import Interned
+
+__all__ = ["DirectoryApart"]
+
+Listing = list[tuple[bytes, str]]  # NEW's pages: place (`forked.as_bytes`) and digest, in order
+
+
+class _Counted(msgspec.Struct, array_like=True):
+    """A page read for its counts only, as sent (its place and warnings as bytes: a file
+    name's bytes can be any; a page's own text cannot hold a lone surrogate, which its
+    parsers refuse)."""
+
+    digest: str
+    source: bytes
+    tag: str
+    name: str
+    count: int
+    counts: tuple[tuple[str, int], ...]
+    compiled: tuple[tuple[str, int], ...]
+    hashes: tuple[str, ...]
+    warnings: list[bytes]
+
+    @classmethod
+    def of(cls, parsed: ParsedPage) -> _Counted:
+        page = parsed.page
+        return cls(
+            page.digest,
+            as_bytes(page.source),
+            page.tag,
+            page.name,
+            page.spec_count,
+            page.stack_counts,
+            page.compiled_counts,
+            parsed.hashes,
+            list(map(as_bytes, parsed.warnings)),
+        )
+
+    def parsed(self) -> ParsedPage:
+        counts, compiled, source = self.counts, self.compiled, as_text(self.source)
+        page = Page(self.tag, self.name, source, self.digest, None, self.count, counts, compiled)
+        return ParsedPage(page, self.hashes, list(map(as_text, self.warnings)))
+
+
+class _Read(msgspec.Struct, array_like=True):
+    """NEW as read: its pages (`Listing`), what was left out of it, the pages counted there
+    and the bytes of those to parse here (by digest)."""
+
+    pages: Listing
+    skipped: list[bytes]
+    keys: list[tuple[bytes, bytes]]
+    counted: list[_Counted]
+    here: dict[str, bytes]
+
+
+def _read(arg: str, keep_going: bool) -> tuple[list[PageBytes], Problems]:
+    problems = Problems(keep_going)
+    return read_directory(arg, problems), problems
+
+
+def _listing(pages: list[PageBytes]) -> Listing:
+    return [(as_bytes(p.source), p.digest) for p in pages]
+
+
+def _said(pages: list[PageBytes], problems: Problems, counted: list[_Counted]) -> _Read:
+    """NEW as read and counted: every page not counted is to be parsed here."""
+    done = {c.digest for c in counted}
+    here = {p.digest: p.data for p in pages if p.digest not in done}
+    keys = [(as_bytes(tag), as_bytes(name)) for tag, name in sorted(problems.keys)]
+    return _Read(_listing(pages), list(map(as_bytes, problems.skipped)), keys, counted, here)
+
+
+def _here(arg: str, keep_going: bool) -> _Read:
+    """NEW read here, nothing counted yet."""
+    return _said(*_read(arg, keep_going), [])
+
+
+def _there(arg: str, keep_going: bool, listed: int, answered: int) -> _Read:
+    """In the child: NEW read, its listing sent, the digests both sides hold heard back, and
+    those counted (as `PageCache` counts them)."""
+    pages, problems = _read(arg, keep_going)
+    with os.fdopen(listed, "wb") as pipe:
+        pipe.write(msgspec.msgpack.encode(_listing(pages)))
+    with os.fdopen(answered, "rb") as pipe:
+        cache = PageCache(frozenset(msgspec.msgpack.decode(pipe.read(), type=list[str])))
+    counted: list[_Counted] = []
+    for raw in pages:
+        if raw.digest in cache.shared and raw.digest not in cache:  # once, as first placed
+            with contextlib.suppress(InputError):  # a bad page: parsed here, to say so
+                counted.append(_Counted.of(cache.parse(raw)))
+    return _said(pages, problems, counted)
+
+
+class DirectoryApart:
+    """NEW, a directory, read in a forked child; `source()` (once OLD is read) tells it what
+    both sides hold, `cancel()` stops it."""
+
+    def __init__(self, arg: str, options: LoadOptions, told: Callable[[int], None]) -> None:
+        self.arg, self.options = arg, options
+        self.listed, listed = os.pipe()  # NEW's listing, to this process
+        answered, self.answer = os.pipe()  # the digests both sides hold, to the child
+        keep_going = options.keep_going
+        self.child = Forked(
+            lambda: _here(arg, keep_going),
+            msgspec.msgpack.encode,
+            lambda message: msgspec.msgpack.decode(message, type=_Read),
+            told,
+            lambda: msgspec.msgpack.encode(_there(arg, keep_going, listed, answered)),
+            (listed, answered),
+        )
+        os.close(listed)
+        os.close(answered)
+
+    def source(self, other: Source, shared: Interned | None, counted: bool) -> Source:
+        """NEW beside OLD (`other`), content both hold read only for its counts if `counted`
+        (as `pair.whole_pair` reads it; `shared` is for indexes)."""
+        listing = None
+        with os.fdopen(self.listed, "rb") as pipe, os.fdopen(self.answer, "wb") as answer:
+            self.listed = self.answer = -1
+            heard = pipe.read() if self.child.apart else b""
+            if heard:  # else no child, or it failed before: it says why when joined
+                listing = msgspec.msgpack.decode(heard, type=Listing)
+                both = sorted(other.digests() & {d for _, d in listing}) if counted else []
+                with contextlib.suppress(BrokenPipeError):  # it failed since: said when joined
+                    answer.write(msgspec.msgpack.encode(both))
+        self.options.progress(f"{self.arg}: reading its pages beside the other side's")
+        return _ReadApart(self.arg, self.child, other, listing, self.options.keep_going)
+
+    def cancel(self) -> None:
+        self.child.cancel()
+        for fd in (self.listed, self.answer):
+            if fd >= 0:
+                os.close(fd)
+        self.listed = self.answer = -1
+
+
+class _ReadApart:
+    """NEW as its child reads it (a `Source`); while it counts, this process parses OLD's own
+    pages (when a directory's), as OLD's load will parse them (their errors said then)."""
+
+    def __init__(
+        self,
+        arg: str,
+        child: Forked[_Read],
+        other: Source,
+        listing: Listing | None,  # as the child sent it (None: read when joined)
+        keep_going: bool,
+    ) -> None:
+        self.arg, self.child, self.other, self.listing = arg, child, other, listing
+        self.problems = Problems(keep_going)
+        self._found: _Read | None = None
+
+    def _joined(self) -> _Read:
+        if self._found is None:
+            self._found = self.child.join()
+            self.problems.skipped.extend(map(as_text, self._found.skipped))
+            self.problems.keys.update((as_text(t), as_text(n)) for t, n in self._found.keys)
+        return self._found
+
+    def digests(self) -> set[str]:
+        return {digest for _, digest in self.listing or self._joined().pages}
+
+    def load(self, cache: PageCache) -> Snapshot:
+        if self.listing is not None and isinstance(self.other, DirectorySource):
+            ours = self.digests()
+            for raw in self.other.raws:
+                if raw.digest not in ours and raw.digest not in cache:
+                    with contextlib.suppress(InputError):
+                        cache.parse(raw)
+        found = self._joined()
+        for page in found.counted:
+            cache.add(page.parsed())
+        parsed: list[ParsedPage | None] = []
+        for where, digest in found.pages:
+            source = as_text(where)
+            if digest in cache:
+                parsed.append(cache.get(digest, source))
+            else:
+                raw = PageBytes(source, found.here[digest], digest)
+                parsed.append(cache.parsed(raw, self.problems))
+        return build_snapshot(self.arg, [p for p in parsed if p], self.problems)
