@@ -226,7 +226,8 @@ def test_a_bad_page_across_the_middle_is_left_out_as_in_one_walk(
             ('"incomplete": true', '"skipped": [')
             if output == "json"
             else (
-                "**⚠️ Incomplete:** 5 pages could not be read",
+                "**⚠️ Incomplete:** 5 pages could not be read and were left out, counted once"
+                " in each commit holding them (listed at the end).",
                 "<summary>Pages left out (5)</summary>",
             )
         )
