@@ -67,10 +67,10 @@ class Forked(Generic[T]):
     `encode` made of it there), `cancel()` stops the child. `told` hears the child's exit
     code (a signal's number, negative) when the work was done here after all.
 
-    The child may do `there()` instead, which gives the message to send itself and may talk
-    with this process over the descriptors `kept` open in it (every other one but the
-    standard ones is closed there); `work()` is what is done here when there is no child, or
-    it failed.
+    The child may do `there()` instead (`encode` is then unused), which gives the message to
+    send itself and may talk with this process over the descriptors `kept` open in it (every
+    other one but the standard ones is closed there); `work()` is what is done here when
+    there is no child, or it failed.
     """
 
     def __init__(

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
+import msgspec
 import pytest
 from forks import no_child_left
 from gitrepo import git, new_repo
@@ -139,7 +141,8 @@ def test_a_file_name_that_is_not_utf8_is_read_apart_as_here(
 def mixed(tmp_path: Path) -> tuple[str, str]:
     """OLD and NEW directories holding each case a side's pages can be in: content both hold
     (one page with a `meta` that disagrees, one bad), content one side holds (changed pages,
-    one with a disagreeing `meta`, one bad on each side), and one content at two places."""
+    one with a disagreeing `meta`, one bad on each side), and one content at two places (of
+    each kind)."""
     old, new = tmp_path / "old", tmp_path / "new"
     for side in (old, new):
         write_page(side, "zlib", [spec("a1"), spec("b2")])
@@ -157,6 +160,9 @@ def mixed(tmp_path: Path) -> tuple[str, str]:
     copy = new / "notes" / "curl.md"  # a page by its content, where another place holds it
     copy.parent.mkdir()
     copy.write_bytes((new / "_cache" / "develop" / "curl" / "specs.md").read_bytes())
+    first = new / "A-first" / "cmake.md"  # content both hold, first placed before `_cache`
+    first.parent.mkdir()
+    first.write_bytes((new / "_cache" / "develop" / "cmake" / "specs.md").read_bytes())
     return str(old), str(new)
 
 
@@ -174,13 +180,15 @@ def test_each_case_of_a_page_read_apart_is_as_read_here(
     kept = load_pair(old, new, LoadOptions(keep_going=True), filters)
     told: list[str] = []
     options = LoadOptions(keep_going=True, apart=True, warn=told.append)
+    open_before = os.listdir("/proc/self/fd")
     kept_apart = load_pair(old, new, options, filters)
+    assert os.listdir("/proc/self/fd") == open_before  # no descriptor left open
     assert len(forks) == 2 and no_child_left() and not told
     for mine, theirs in zip(kept, kept_apart, strict=True):
         assert mine.pages == theirs.pages and mine.warnings == theirs.warnings
         assert mine.skipped == theirs.skipped and mine.skipped_keys == theirs.skipped_keys
-    assert len(kept.new.skipped) == 3 and len(kept.old.skipped) == 2  # bzip2 and zstd; curl
-    assert any("new/_cache/develop/cmake" in w for w in kept.old.warnings)  # NEW counted it
+    assert len(kept.new.skipped) == 4 and len(kept.old.skipped) == 2  # bzip2, zstd; 2 copies
+    assert any("new/A-first/cmake.md" in w for w in kept.old.warnings)  # NEW's first place
     assert render_json(diff_snapshots(*kept_apart)) == render_json(diff_snapshots(*kept))
 
 
@@ -224,4 +232,91 @@ def test_a_directory_beside_a_revision_is_read_apart_as_here(
     for mine, theirs in zip(here, apart, strict=True):
         assert mine.pages == theirs.pages and mine.warnings == theirs.warnings
         assert mine.skipped == theirs.skipped
-    assert any("new/_cache/develop/cmake" in w for w in here.new.warnings)
+    assert any("new/A-first/cmake.md" in w for w in here.new.warnings)  # NEW counted it
+
+
+def test_the_child_counts_while_old_s_own_pages_are_parsed_here(
+    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The split itself: the child counts the content both sides hold (sent back counted),
+    and this process parses OLD's own pages before it waits for the child. A pair of 1,500
+    pages a side: its listing and answer (over 100 KB each) are more than a pipe holds."""
+    old, new = tmp_path / "old", tmp_path / "new"
+    for number in range(1500):
+        for side in (old, new):
+            write_page(side, f"p{number:04}", [spec(f"a{number:04}")])
+        if number % 3 == 0:
+            write_page(new, f"p{number:04}", [spec(f"b{number:04}")])
+    events: list[str] = []
+    parse, joined = PageCache.parse, apart_module._ReadApart._joined
+    rebuilt = apart_module._Counted.parsed
+
+    def parsed_here(cache: PageCache, raw: Any) -> Any:
+        events.append("parsed " + raw.source)
+        return parse(cache, raw)
+
+    def join(self: Any) -> Any:
+        events.append("joined")
+        return joined(self)
+
+    monkeypatch.setattr(PageCache, "parse", parsed_here)
+    monkeypatch.setattr(apart_module._ReadApart, "_joined", join)
+
+    def counted(self: Any) -> Any:
+        events.append("counted")
+        return rebuilt(self)
+
+    monkeypatch.setattr(apart_module._Counted, "parsed", counted)
+    pair = load_pair(str(old), str(new), LoadOptions(apart=True))
+    assert len(forks) == 1 and no_child_left()
+    here = load_pair(str(old), str(new), LoadOptions())
+    assert pair.new.pages == here.new.pages and pair.old.pages == here.old.pages
+    assert events.count("counted") == 1000  # the pages both sides hold, counted there
+    wait = events.index("joined")
+    before = [e for e in events[:wait] if e.startswith("parsed ")]
+    assert len(before) == 500 and all("/old/" in e for e in before)  # OLD's own, beside it
+
+
+def test_a_child_gone_before_it_hears_what_both_hold_leaves_the_reading_here(
+    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child lists NEW and ends before reading the answer (its end of that pipe closed
+    first, so the answer meets no reader): this process says so and reads NEW itself."""
+
+    def gone(arg: str, keep_going: bool, listed: int, answered: int) -> object:
+        os.close(answered)
+        pages, _ = apart_module._read(arg, keep_going)
+        with os.fdopen(listed, "wb") as pipe:
+            pipe.write(msgspec.msgpack.encode(apart_module._listing(pages)))
+        os._exit(5)
+
+    old, new = mixed(tmp_path)
+    here = load_pair(old, new, LoadOptions(keep_going=True), Filters(stack=("*",)))
+    monkeypatch.setattr(apart_module, "_there", gone)
+    told: list[str] = []
+    options = LoadOptions(keep_going=True, apart=True, warn=told.append)
+    apart = load_pair(old, new, options, Filters(stack=("*",)))  # every entry: an answer `[]`
+    assert len(forks) == 1 and no_child_left()
+    assert told == [f"{new}: reading it in a second process failed (exit code 5); read here"]
+    for mine, theirs in zip(here, apart, strict=True):
+        assert mine.pages == theirs.pages and mine.skipped == theirs.skipped
+
+
+def test_a_listing_cut_short_leaves_the_reading_here(
+    tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def cut(arg: str, keep_going: bool, listed: int, answered: int) -> object:
+        pages, _ = apart_module._read(arg, keep_going)
+        with os.fdopen(listed, "wb") as pipe:
+            pipe.write(msgspec.msgpack.encode(apart_module._listing(pages))[:-9])
+        os._exit(6)
+
+    old, new = mixed(tmp_path)
+    here = load_pair(old, new, LoadOptions(keep_going=True))
+    monkeypatch.setattr(apart_module, "_there", cut)
+    told: list[str] = []
+    apart = load_pair(old, new, LoadOptions(keep_going=True, apart=True, warn=told.append))
+    assert len(forks) == 1 and no_child_left()
+    assert told == [f"{new}: reading it in a second process failed (exit code 6); read here"]
+    for mine, theirs in zip(here, apart, strict=True):
+        assert mine.pages == theirs.pages and mine.skipped == theirs.skipped

@@ -20,8 +20,9 @@ class Entry(msgspec.Struct, frozen=True, gc=False, forbid_unknown_fields=True):
     nested `size`) is read from its checked mapping (`from_mapping`), its other keys kept as
     canonical JSON in `extra`, which a page never sets (`sources.entries` refuses it).
     Untracked by the cycle collector (`gc=False`): it holds only strings, numbers and tuples
-    of strings, so it can be in no cycle, and each of a release pair's 830,000 is 16 bytes
-    smaller.
+    of strings (or of pairs of strings), so it can be in no cycle, and each of a release
+    pair's 830,000 is 16 bytes smaller. `sources.entries` builds records by position (a field
+    moved there fails `tests/test_entries.py`).
     """
 
     hash: Annotated[str, msgspec.Meta(min_length=1)]

@@ -25,9 +25,9 @@ from ..errors import InputError
 from ..forked import Forked, as_bytes, as_text
 from ..model import Page, Snapshot
 from .directory import read_directory
-from .kinds import DirectorySource, LoadOptions, Source
+from .kinds import DirectorySource, LoadOptions, Source, pages_snapshot
 from .pages import ParsedPage
-from .snapshot import PageBytes, PageCache, Problems, build_snapshot
+from .snapshot import PageBytes, PageCache, Problems
 
 if TYPE_CHECKING:
     from .mirror.nodes import Interned
@@ -93,7 +93,7 @@ def _listing(pages: list[PageBytes]) -> Listing:
     return [(as_bytes(p.source), p.digest) for p in pages]
 
 
-def _said(pages: list[PageBytes], problems: Problems, counted: list[_Counted]) -> _Read:
+def _message(pages: list[PageBytes], problems: Problems, counted: list[_Counted]) -> _Read:
     """NEW as read and counted: every page not counted is to be parsed here."""
     done = {c.digest for c in counted}
     here = {p.digest: p.data for p in pages if p.digest not in done}
@@ -103,7 +103,7 @@ def _said(pages: list[PageBytes], problems: Problems, counted: list[_Counted]) -
 
 def _here(arg: str, keep_going: bool) -> _Read:
     """NEW read here, nothing counted yet."""
-    return _said(*_read(arg, keep_going), [])
+    return _message(*_read(arg, keep_going), [])
 
 
 def _there(arg: str, keep_going: bool, listed: int, answered: int) -> _Read:
@@ -119,46 +119,98 @@ def _there(arg: str, keep_going: bool, listed: int, answered: int) -> _Read:
         if raw.digest in cache.shared and raw.digest not in cache:  # once, as first placed
             with contextlib.suppress(InputError):  # a bad page: parsed here, to say so
                 counted.append(_Counted.of(cache.parse(raw)))
-    return _said(pages, problems, counted)
+    return _message(pages, problems, counted)
+
+
+def _heard(fd: int) -> Listing | None:
+    """The child's listing; None when it sent none whole (it failed: it says why when joined)."""
+    with os.fdopen(fd, "rb") as pipe:
+        heard = pipe.read()
+    try:
+        return msgspec.msgpack.decode(heard, type=Listing) if heard else None
+    except msgspec.DecodeError:
+        return None
+
+
+def _answer(fd: int, message: bytes) -> None:
+    """All of the message down the pipe, unbuffered, and the pipe closed; nothing if the
+    child is gone (it says why when joined)."""
+    try:
+        view = memoryview(message)
+        while view:
+            view = view[os.write(fd, view) :]
+    except BrokenPipeError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _pipes() -> tuple[int, int, int, int] | None:
+    """The ends of two pipes (read, write, read, write), or None when the system gives none."""
+    made: list[int] = []
+    try:
+        made.extend(os.pipe())
+        made.extend(os.pipe())
+    except OSError:
+        for fd in made:
+            os.close(fd)
+        return None
+    return made[0], made[1], made[2], made[3]
 
 
 class DirectoryApart:
     """NEW, a directory, read in a forked child; `source()` (once OLD is read) tells it what
-    both sides hold, `cancel()` stops it."""
+    both sides hold, `cancel()` stops it. Without two pipes, the child reads NEW and sends
+    all of it back (`_here`)."""
 
     def __init__(self, arg: str, options: LoadOptions, told: Callable[[int], None]) -> None:
         self.arg, self.options = arg, options
-        self.listed, listed = os.pipe()  # NEW's listing, to this process
-        answered, self.answer = os.pipe()  # the digests both sides hold, to the child
         keep_going = options.keep_going
-        self.child = Forked(
-            lambda: _here(arg, keep_going),
-            msgspec.msgpack.encode,
-            lambda message: msgspec.msgpack.decode(message, type=_Read),
-            told,
-            lambda: msgspec.msgpack.encode(_there(arg, keep_going, listed, answered)),
-            (listed, answered),
-        )
-        os.close(listed)
-        os.close(answered)
+        pipes = _pipes()
+        # NEW's listing, to this process; the digests both sides hold, to the child
+        self.listed, listed, answered, self.answer = pipes or (-1, -1, -1, -1)
+        theirs = (listed, answered) if pipes else ()
+        try:
+            self.child = Forked(
+                lambda: _here(arg, keep_going),
+                msgspec.msgpack.encode,
+                lambda message: msgspec.msgpack.decode(message, type=_Read),
+                told,
+                (lambda: msgspec.msgpack.encode(_there(arg, keep_going, listed, answered)))
+                if pipes
+                else None,
+                theirs,
+            )
+        except BaseException:  # an interrupt as the child was forked
+            self._close()
+            raise
+        finally:
+            for fd in theirs:
+                os.close(fd)
+        if not self.child.apart:
+            self._close()
 
     def source(self, other: Source, shared: Interned | None, counted: bool) -> Source:
         """NEW beside OLD (`other`), content both hold read only for its counts if `counted`
         (as `pair.whole_pair` reads it; `shared` is for indexes)."""
-        listing = None
-        with os.fdopen(self.listed, "rb") as pipe, os.fdopen(self.answer, "wb") as answer:
-            self.listed = self.answer = -1
-            heard = pipe.read() if self.child.apart else b""
-            if heard:  # else no child, or it failed before: it says why when joined
-                listing = msgspec.msgpack.decode(heard, type=Listing)
-                both = sorted(other.digests() & {d for _, d in listing}) if counted else []
-                with contextlib.suppress(BrokenPipeError):  # it failed since: said when joined
-                    answer.write(msgspec.msgpack.encode(both))
+        listing, both = None, None
+        if self.listed >= 0:
+            listed, answer, self.listed, self.answer = self.listed, self.answer, -1, -1
+            listing = _heard(listed)
+            if listing is None:
+                os.close(answer)
+            else:
+                ours = {d for _, d in listing}
+                both = frozenset(other.digests() & ours if counted else ())
+                _answer(answer, msgspec.msgpack.encode(sorted(both)))
         self.options.progress(f"{self.arg}: reading its pages beside the other side's")
-        return _ReadApart(self.arg, self.child, other, listing, self.options.keep_going)
+        return _ReadApart(self.arg, self.child, other, listing, both, self.options)
 
     def cancel(self) -> None:
         self.child.cancel()
+        self._close()
+
+    def _close(self) -> None:
         for fd in (self.listed, self.answer):
             if fd >= 0:
                 os.close(fd)
@@ -175,10 +227,12 @@ class _ReadApart:
         child: Forked[_Read],
         other: Source,
         listing: Listing | None,  # as the child sent it (None: read when joined)
-        keep_going: bool,
+        both: frozenset[str] | None,  # the digests it was told to count (None: none told)
+        options: LoadOptions,
     ) -> None:
-        self.arg, self.child, self.other, self.listing = arg, child, other, listing
-        self.problems = Problems(keep_going)
+        self.arg, self.child, self.other, self.listing, self.both = arg, child, other, listing, both
+        self.problems = Problems(options.keep_going)
+        self.progress = options.progress
         self._found: _Read | None = None
 
     def _joined(self) -> _Read:
@@ -189,9 +243,14 @@ class _ReadApart:
         return self._found
 
     def digests(self) -> set[str]:
-        return {digest for _, digest in self.listing or self._joined().pages}
+        """NEW's pages' digests: as listed by the child, or once read."""
+        listing = self.listing if self.listing is not None else self._joined().pages
+        return {digest for _, digest in listing}
 
     def load(self, cache: PageCache) -> Snapshot:
+        """NEW's snapshot, its pages counted there taken from the child."""
+        if self.both is not None and self.both != cache.shared:  # as `whole_pair` reads a pair
+            raise RuntimeError(f"{self.arg}: its child counted other content than the pair's")
         if self.listing is not None and isinstance(self.other, DirectorySource):
             ours = self.digests()
             for raw in self.other.raws:
@@ -201,12 +260,8 @@ class _ReadApart:
         found = self._joined()
         for page in found.counted:
             cache.add(page.parsed())
-        parsed: list[ParsedPage | None] = []
-        for where, digest in found.pages:
-            source = as_text(where)
-            if digest in cache:
-                parsed.append(cache.get(digest, source))
-            else:
-                raw = PageBytes(source, found.here[digest], digest)
-                parsed.append(cache.parsed(raw, self.problems))
-        return build_snapshot(self.arg, [p for p in parsed if p], self.problems)
+        raws = [  # the bytes of a page counted there are not sent: the cache holds it
+            PageBytes(as_text(where), found.here.get(digest, b""), digest)
+            for where, digest in found.pages
+        ]
+        return pages_snapshot(self.arg, raws, cache, self.problems, self.progress)

@@ -39,6 +39,7 @@ __all__ = [
     "Source",
     "open_source",
     "opened",
+    "pages_snapshot",
 ]
 
 
@@ -68,12 +69,19 @@ class DirectorySource:
         return {raw.digest for raw in self.raws}
 
     def load(self, cache: PageCache) -> Snapshot:
-        parsed = []
-        for count, raw in enumerate(self.raws, start=1):
-            parsed.append(cache.parsed(raw, self.problems))
-            if count % _EVERY == 0:
-                self.progress(f"{self.path}: {count:,} of {len(self.raws):,} pages")
-        return build_snapshot(self.path, [p for p in parsed if p], self.problems)
+        return pages_snapshot(self.path, self.raws, cache, self.problems, self.progress)
+
+
+def pages_snapshot(
+    path: str, raws: list[PageBytes], cache: PageCache, problems: Problems, progress: Progress
+) -> Snapshot:
+    """The snapshot of a directory's pages, each parsed (or taken from the cache) in order."""
+    parsed = []
+    for count, raw in enumerate(raws, start=1):
+        parsed.append(cache.parsed(raw, problems))
+        if count % _EVERY == 0:
+            progress(f"{path}: {count:,} of {len(raws):,} pages")
+    return build_snapshot(path, [p for p in parsed if p], problems)
 
 
 class RevisionSource:
