@@ -171,9 +171,9 @@ def _child(done: Callable[[], bytes], into: int, kept: tuple[int, ...]) -> NoRet
     code = 1
     try:
         low = 3
-        for fd in sorted({into, *kept}):
+        for fd in sorted({into, *kept}):  # one may be below 3, if a standard one was closed
             os.closerange(low, fd)
-            low = fd + 1
+            low = max(low, fd + 1)
         os.closerange(low, os.sysconf("SC_OPEN_MAX"))
         try:
             said = (b"R", done())
