@@ -435,7 +435,7 @@ def test_a_failed_gate_of_the_configuration_is_commented_then_fails_the_job(
     assert last == [
         "snapdiff: gate failed: downgrade (1 package's highest version went down: py-a)"
     ]
-    assert run.summary.startswith("<!-- snapdiff report") and "Gate" not in run.summary
+    assert run.summary.startswith("<!-- snapdiff report") and gate in run.summary.splitlines()
     _clean(repo)
     again = run_action(repo, tmp_path, event, url)
     assert again.outputs == {"status": "1"} and len(api.writes()) == 1  # the same comment kept
@@ -453,6 +453,49 @@ def test_exit_code_in_the_configuration_fails_the_job_after_the_comment_and_summ
     assert "::warning title=snapdiff downgrade::" in run.logs["Compare the revisions"]
     assert "⚠️ Gate warning, `downgrade`" in api.ours()[0]["body"]
     assert run.logs["Fail when snapdiff did"] == "snapdiff: there were changes (exit-code)\n"
+
+
+def test_a_format_in_the_configuration_leaves_the_comment_markdown(
+    pull_request: tuple[Path, dict[str, Any]], forge: tuple[Forge, str], tmp_path: Path
+) -> None:
+    """A checked-in .snapdiff.yaml may set `format` (for people running snapdiff by hand): the
+    comment and the job summary are Markdown whatever it says."""
+    repo, event = pull_request
+    api, url = forge
+    for chosen in ("json", "text"):
+        _configure(repo, f"format: {chosen}\n")
+        event["pull_request"]["head"]["sha"] = git(repo, "rev-parse", "HEAD")
+        run = run_action(repo, tmp_path, event, url)
+        assert run.outputs == {"status": "0"} and not run.failed, run.logs
+        (ours,) = api.ours()
+        assert "| Specs | 2 | 3 | 2 | 1 | 0 |" in ours["body"]
+        assert run.summary.startswith("<!-- snapdiff report sha256:")
+
+
+def test_a_long_comment_key_still_fits_github_s_limit(
+    tmp_path: Path, forge: tuple[Forge, str]
+) -> None:
+    """The key goes into the marker line after snapdiff has fitted the comment to GitHub's
+    65,536 characters: a report over the limit, with a long key, still fits."""
+    repo = new_repo(tmp_path / "catalogue")
+    for number in range(1500):
+        write_page(repo, f"pkg-{number:04}", [spec(f"a{number:04}", "1.0")])
+    base = commit(repo, "catalogue", 1)
+    git(repo, "branch", "-M", "main")
+    git(repo, "checkout", "-q", "-b", "pr")
+    for number in range(1500):
+        write_page(repo, f"pkg-{number:04}", [spec(f"b{number:04}", "1.0", ("e4s",))])
+    head = commit(repo, "rebuild everything", 2)
+    head_repo = {"sha": head, "repo": {"full_name": "owner/catalogue"}}
+    pr = {"number": 7, "base": {"sha": base}, "head": head_repo}
+    api, url = forge
+    key = "release-notes/" + "k" * 8000
+    run = run_action(repo, tmp_path, {"pull_request": pr}, url, {"comment-key": key})
+    assert run.outputs == {"status": "0"} and not run.failed, run.logs
+    (ours,) = api.ours()
+    assert f" key={key} -->" in ours["body"].split("\n")[0]
+    full = Path(run.withs["Keep the full report"]["path"]).read_text()
+    assert len(ours["body"]) <= 65_536 < len(full)
 
 
 def test_two_comment_keys_keep_two_comments(
