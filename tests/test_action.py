@@ -541,11 +541,28 @@ def test_a_bad_revision_is_one_error_line_and_fails_the_job(
 ) -> None:
     repo, event = pull_request
     api, url = forge
-    run = run_action(repo, tmp_path, event, url, {"old": "nope"})
+    run = run_action(repo, tmp_path, event, url, {"old": "no%0Ape"})
     assert run.outputs == {"status": "2"} and run.steps["Post or update the comment"] == "skipped"
-    assert "::error title=snapdiff::snapdiff: error: nope:" in run.logs["Compare the revisions"]
-    assert run.logs["Fail when snapdiff did"].startswith("snapdiff: error: nope:")
+    said = "::error title=snapdiff::snapdiff: error: no%250Ape:"  # `%` escaped: no line break
+    assert said in run.logs["Compare the revisions"]
+    assert run.logs["Fail when snapdiff did"].startswith("snapdiff: error: no%0Ape:")
     assert api.calls == [] and run.summary == ""
+
+
+def test_the_full_report_may_be_in_a_folder_of_the_runner_s_temporary_folder_only(
+    pull_request: tuple[Path, dict[str, Any]], forge: tuple[Forge, str], tmp_path: Path
+) -> None:
+    repo, event = pull_request
+    api, url = forge
+    run = run_action(repo, tmp_path, event, url, {"full-report": "reports/full.md"})
+    assert run.outputs == {"status": "0"} and not run.failed, run.logs
+    assert (tmp_path / "runner-temp" / "snapdiff" / "reports" / "full.md").is_file()
+    for outside in ("../full.md", "/tmp/full.md", "reports/../../full.md"):
+        refused = run_action(repo, tmp_path, event, url, {"full-report": outside})
+        assert refused.failed and refused.steps["Compare the revisions"] == "failure"
+        said = "::error title=snapdiff::full-report: a file name inside the runner's temporary"
+        assert said in refused.logs["Compare the revisions"]
+    assert not (tmp_path / "full.md").exists() and len(api.writes()) == 1
 
 
 def test_the_comment_key_cannot_end_the_marker_and_api_errors_are_one_line(

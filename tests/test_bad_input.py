@@ -135,7 +135,10 @@ def test_an_unreadable_file(
 def test_a_file_given_as_a_snapshot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     single = tmp_path / "page.md"
     single.write_text("hello")
-    assert refused([V1, str(single)], tmp_path, capsys).startswith(f"{single}: not a directory")
+    assert refused([V1, str(single)], tmp_path, capsys) == (
+        f"{single}: not a directory (give a directory of catalogue pages, a git revision or a"
+        " build-cache index.json)"
+    )
 
 
 def test_a_page_read_as_it_grows_or_in_short_reads(

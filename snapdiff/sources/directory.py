@@ -19,11 +19,13 @@ from .pages import (
 )
 from .snapshot import PageBytes, Problems
 
-__all__ = ["NOT_REGULAR", "open_regular", "read_directory"]
+__all__ = ["NOT_REGULAR", "SNAPSHOT_FIX", "open_regular", "read_directory"]
 
 
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
 NOT_REGULAR = "not a regular file (a link, FIFO or device)"
+# what a side of a diff can be, said when it is none of them
+SNAPSHOT_FIX = "give a directory of catalogue pages, a git revision or a build-cache index.json"
 
 
 def open_regular(path: str, fix: str, dir_fd: int | None = None, where: str = "") -> BinaryIO:
@@ -157,7 +159,7 @@ def read_directory(root: str, problems: Problems) -> list[PageBytes]:
     """The raw bytes of every page below root: catalogue-layout files, and files that are pages."""
     if not os.path.isdir(root):
         what = "not a directory" if os.path.exists(root) else "no such directory or git revision"
-        raise InputError(root, what, "give a directory of catalogue pages or a git revision")
+        raise InputError(root, what, SNAPSHOT_FIX)
     pages: list[PageBytes] = []
     for rel, regular in _files(root):
         path = os.path.join(root, rel)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..errors import InputError
 from ..model import Graph, Snapshot
-from .directory import read_directory
+from .directory import SNAPSHOT_FIX, read_directory
 from .git.reader import Progress, quiet, readable
 from .git.repo import GitRepo, Revision, TreeFile
 from .mirror.index import (
@@ -241,7 +241,7 @@ def open_source(
     if os.path.isdir(arg):
         return DirectorySource(arg, Problems(options.keep_going), options.progress)
     if os.path.exists(arg):
-        raise InputError(arg, "not a directory", "give a directory of pages or a git revision")
+        raise InputError(arg, "not a directory", SNAPSHOT_FIX)
     repo = options.repo
     path = repo or "."
     if path not in repos:
