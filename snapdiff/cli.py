@@ -213,7 +213,7 @@ def _log(argv: Sequence[str]) -> int:
     """`snapdiff log A..B`, or `snapdiff log S1 S2 [S3 ...]` over snapshots given in order."""
     from .history import history
     from .history.apart import history_apart
-    from .sources import LoadOptions, history_parts, load_sequence, short_commit
+    from .sources import LoadOptions, backwards, history_parts, load_sequence, short_commit
 
     args = parse(argv, log=True)
     snapshots = [args.range, *args.more]
@@ -248,6 +248,9 @@ def _log(argv: Sequence[str]) -> int:
         progress.done()
     for skipped in walked.skipped:
         print(f"snapdiff: warning: skipped {printable(skipped)}", file=sys.stderr)
+    if not (walked.steps or args.more or merge_base_of) and backwards(start, end, args.repo):
+        said = f"{start}..{end} holds no commit, {end}..{start} does: given backwards?"
+        print(f"snapdiff: warning: {printable(said)}", file=sys.stderr)
     write(args.output, render_history(walked, args.format, _rendering(args, None)))
     return 0
 

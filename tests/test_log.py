@@ -74,6 +74,22 @@ def test_a_merge_base_range_is_found_in_the_repository_named(
     assert json.loads(capsys.readouterr().out)["range"]["commits"] == 3
 
 
+def test_a_range_given_backwards_is_said_to_be(
+    repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`HEAD..base` holds no commit, `base..HEAD` four: the log is empty, and a warning says
+    why; a range with commits that changed nothing, and one that is right, say nothing."""
+    assert main(["log", "HEAD..base", "--repo", str(repo)]) == 0
+    out, err = capsys.readouterr()
+    assert "No commit in this range changed the catalogue." in out
+    assert (
+        err == "snapdiff: warning: HEAD..base holds no commit, base..HEAD does: given backwards?\n"
+    )
+    for right in ("HEAD~1..HEAD", "base..HEAD", "HEAD..HEAD"):
+        assert main(["log", right, "--repo", str(repo)]) == 0
+        assert capsys.readouterr().err == ""
+
+
 def log(repo: Path, capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
     assert main(["log", "base..HEAD", "--repo", str(repo), "--format", "json", *argv]) == 0
     data: dict[str, Any] = json.loads(capsys.readouterr().out)

@@ -24,6 +24,7 @@ __all__ = [
     "LoadOptions",
     "Progress",
     "SnapshotPair",
+    "backwards",
     "history_parts",
     "load_history",
     "load_pair",
@@ -107,6 +108,16 @@ def merge_base(one: str, other: str, repo: str | None = None) -> str:
     with opened() as repos:
         found = repos.setdefault(repo or ".", GitRepo(repo or "."))
         return found.merge_base(one, other)
+
+
+def backwards(start: str, end: str, repo: str | None = None) -> bool:
+    """Whether `start..end` holds no first-parent commit but `end..start` does: a range given
+    backwards."""
+    with opened() as repos:
+        found = repos.setdefault(repo or ".", GitRepo(repo or "."))
+        return not found.first_parent_commits(start, end) and bool(
+            found.first_parent_commits(end, start)
+        )
 
 
 def short_commit(rev: str, repo: str | None = None) -> str | None:
