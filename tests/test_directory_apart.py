@@ -239,13 +239,14 @@ def test_the_child_counts_while_old_s_own_pages_are_parsed_here(
     tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The split itself: the child counts the content both sides hold (sent back counted),
-    and this process parses OLD's own pages before it waits for the child. A pair of 1,500
-    pages a side: its listing and answer (over 100 KB each) are more than a pipe holds."""
+    and this process parses OLD's own pages before it waits for the child. A pair of 2,100
+    pages a side: its listing (over 200 KB) and its answer (1,680 digests, about 70 KB) are
+    each more than a pipe holds (64 KiB)."""
     old, new = tmp_path / "old", tmp_path / "new"
-    for number in range(1500):
+    for number in range(2100):
         for side in (old, new):
             write_page(side, f"p{number:04}", [spec(f"a{number:04}")])
-        if number % 3 == 0:
+        if number % 5 == 0:
             write_page(new, f"p{number:04}", [spec(f"b{number:04}")])
     events: list[str] = []
     parse, joined = PageCache.parse, apart_module._ReadApart._joined
@@ -271,10 +272,10 @@ def test_the_child_counts_while_old_s_own_pages_are_parsed_here(
     assert len(forks) == 1 and no_child_left()
     here = load_pair(str(old), str(new), LoadOptions())
     assert pair.new.pages == here.new.pages and pair.old.pages == here.old.pages
-    assert events.count("counted") == 1000  # the pages both sides hold, counted there
+    assert events.count("counted") == 1680  # the pages both sides hold, counted there
     wait = events.index("joined")
     before = [e for e in events[:wait] if e.startswith("parsed ")]
-    assert len(before) == 500 and all("/old/" in e for e in before)  # OLD's own, beside it
+    assert len(before) == 420 and all("/old/" in e for e in before)  # OLD's own, beside it
 
 
 def test_a_child_gone_before_it_hears_what_both_hold_leaves_the_reading_here(
