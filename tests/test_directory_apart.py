@@ -18,8 +18,7 @@ from snapdiff.compare.diff import diff_snapshots
 from snapdiff.errors import InputError
 from snapdiff.model import Filters
 from snapdiff.render import render_json
-from snapdiff.sources import LoadOptions, directory, load_pair
-from snapdiff.sources import dirapart as apart_module
+from snapdiff.sources import LoadOptions, dirapart, directory, load_pair
 from snapdiff.sources.snapshot import PageCache
 
 ROOT = Path(__file__).parent.parent
@@ -95,7 +94,7 @@ def test_a_child_that_fails_leaves_the_directory_to_be_read_here(
             raise RuntimeError("a bug in the child")
         return read(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(apart_module, "read_directory", broken_there)
+    monkeypatch.setattr(dirapart, "read_directory", broken_there)
     old, new = sides(tmp_path, "old")
     write_page(tmp_path / "old", "zstd", [spec("c3")])  # mended
     told: list[str] = []
@@ -249,8 +248,8 @@ def test_the_child_counts_while_old_s_own_pages_are_parsed_here(
         if number % 5 == 0:
             write_page(new, f"p{number:04}", [spec(f"b{number:04}")])
     events: list[str] = []
-    parse, joined = PageCache.parse, apart_module._ReadApart._joined
-    rebuilt = apart_module._Counted.parsed
+    parse, joined = PageCache.parse, dirapart._ReadApart._joined
+    rebuilt = dirapart._Counted.parsed
 
     def parsed_here(cache: PageCache, raw: Any) -> Any:
         events.append("parsed " + raw.source)
@@ -261,13 +260,13 @@ def test_the_child_counts_while_old_s_own_pages_are_parsed_here(
         return joined(self)
 
     monkeypatch.setattr(PageCache, "parse", parsed_here)
-    monkeypatch.setattr(apart_module._ReadApart, "_joined", join)
+    monkeypatch.setattr(dirapart._ReadApart, "_joined", join)
 
     def counted(self: Any) -> Any:
         events.append("counted")
         return rebuilt(self)
 
-    monkeypatch.setattr(apart_module._Counted, "parsed", counted)
+    monkeypatch.setattr(dirapart._Counted, "parsed", counted)
     pair = load_pair(str(old), str(new), LoadOptions(apart=True))
     assert len(forks) == 1 and no_child_left()
     here = load_pair(str(old), str(new), LoadOptions())
@@ -286,14 +285,14 @@ def test_a_child_gone_before_it_hears_what_both_hold_leaves_the_reading_here(
 
     def gone(arg: str, keep_going: bool, listed: int, answered: int) -> object:
         os.close(answered)
-        pages, _ = apart_module._read(arg, keep_going)
+        pages, _ = dirapart._read(arg, keep_going)
         with os.fdopen(listed, "wb") as pipe:
-            pipe.write(msgspec.msgpack.encode(apart_module._listing(pages)))
+            pipe.write(msgspec.msgpack.encode(dirapart._listing(pages)))
         os._exit(5)
 
     old, new = mixed(tmp_path)
     here = load_pair(old, new, LoadOptions(keep_going=True), Filters(stack=("*",)))
-    monkeypatch.setattr(apart_module, "_there", gone)
+    monkeypatch.setattr(dirapart, "_there", gone)
     told: list[str] = []
     options = LoadOptions(keep_going=True, apart=True, warn=told.append)
     apart = load_pair(old, new, options, Filters(stack=("*",)))  # every entry: an answer `[]`
@@ -307,14 +306,14 @@ def test_a_listing_cut_short_leaves_the_reading_here(
     tmp_path: Path, forks: list[int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def cut(arg: str, keep_going: bool, listed: int, answered: int) -> object:
-        pages, _ = apart_module._read(arg, keep_going)
+        pages, _ = dirapart._read(arg, keep_going)
         with os.fdopen(listed, "wb") as pipe:
-            pipe.write(msgspec.msgpack.encode(apart_module._listing(pages))[:-9])
+            pipe.write(msgspec.msgpack.encode(dirapart._listing(pages))[:-9])
         os._exit(6)
 
     old, new = mixed(tmp_path)
     here = load_pair(old, new, LoadOptions(keep_going=True))
-    monkeypatch.setattr(apart_module, "_there", cut)
+    monkeypatch.setattr(dirapart, "_there", cut)
     told: list[str] = []
     apart = load_pair(old, new, LoadOptions(keep_going=True, apart=True, warn=told.append))
     assert len(forks) == 1 and no_child_left()
