@@ -455,6 +455,25 @@ def test_exit_code_in_the_configuration_fails_the_job_after_the_comment_and_summ
     assert run.logs["Fail when snapdiff did"] == "snapdiff: there were changes (exit-code)\n"
 
 
+def test_a_pull_request_from_a_fork_gets_the_gates_in_the_job_summary(
+    pull_request: tuple[Path, dict[str, Any]], forge: tuple[Forge, str], tmp_path: Path
+) -> None:
+    """A fork's pull request gets a read-only token: no comment, and the job summary says why
+    the job failed."""
+    repo, event = pull_request
+    _configure(repo, _readme_gates())
+    event["pull_request"]["head"] = {
+        "sha": git(repo, "rev-parse", "HEAD"),
+        "repo": {"full_name": "someone/catalogue"},
+    }
+    api, url = forge
+    run = run_action(repo, tmp_path, event, url)
+    assert run.outputs == {"status": "1"} and run.failed
+    assert run.steps["Post or update the comment"] == "skipped" and api.calls == []
+    gate = "- **❌ Gate failed, `downgrade`:** 1 package's highest version went down: `py-a`"
+    assert gate in run.summary.splitlines()
+
+
 def test_a_format_in_the_configuration_leaves_the_comment_markdown(
     pull_request: tuple[Path, dict[str, Any]], forge: tuple[Forge, str], tmp_path: Path
 ) -> None:
