@@ -18,7 +18,7 @@ from snapdiff.compare.diff import diff_snapshots
 from snapdiff.errors import InputError
 from snapdiff.model import Filters
 from snapdiff.render import render_json
-from snapdiff.sources import LoadOptions, dirapart, directory, load_pair
+from snapdiff.sources import LoadOptions, SnapshotPair, dirapart, directory, load_pair
 from snapdiff.sources.snapshot import PageCache
 
 ROOT = Path(__file__).parent.parent
@@ -165,6 +165,22 @@ def mixed(tmp_path: Path) -> tuple[str, str]:
     return str(old), str(new)
 
 
+def read_here_after_all(
+    old: str, new: str, code: int, forks: list[int], filters: Filters | None = None
+) -> tuple[SnapshotPair, SnapshotPair]:
+    """The pair read without a child, and with one that fails (exit `code`, said once, then
+    NEW read here): both, to compare."""
+    here = load_pair(old, new, LoadOptions(keep_going=True), filters)
+    told: list[str] = []
+    options = LoadOptions(keep_going=True, apart=True, warn=told.append)
+    apart = load_pair(old, new, options, filters)
+    assert len(forks) == 1 and no_child_left()
+    assert told == [f"{new}: reading it in a second process failed (exit code {code}); read here"]
+    for mine, theirs in zip(here, apart, strict=True):
+        assert mine.pages == theirs.pages and mine.skipped == theirs.skipped
+    return here, apart
+
+
 @pytest.mark.parametrize("filters", [None, Filters(package=("*",)), Filters(stack=("*",))])
 def test_each_case_of_a_page_read_apart_is_as_read_here(
     tmp_path: Path, forks: list[int], filters: Filters | None
@@ -202,15 +218,10 @@ def test_a_child_that_fails_after_listing_leaves_the_counting_here(
             raise RuntimeError("a bug in the child")
         return parse(cache, raw)  # type: ignore[arg-type]
 
-    here = load_pair(old, new, LoadOptions(keep_going=True))
     monkeypatch.setattr(PageCache, "parse", broken_there)
-    told: list[str] = []
-    apart = load_pair(old, new, LoadOptions(keep_going=True, apart=True, warn=told.append))
-    assert len(forks) == 1 and no_child_left()
-    assert told == [f"{new}: reading it in a second process failed (exit code 1); read here"]
+    here, apart = read_here_after_all(old, new, 1, forks)
     for mine, theirs in zip(here, apart, strict=True):
-        assert mine.pages == theirs.pages and mine.warnings == theirs.warnings
-        assert mine.skipped == theirs.skipped
+        assert mine.warnings == theirs.warnings
 
 
 def test_a_directory_beside_a_revision_is_read_apart_as_here(
@@ -290,16 +301,9 @@ def test_a_child_gone_before_it_hears_what_both_hold_leaves_the_reading_here(
             pipe.write(msgspec.msgpack.encode(dirapart._listing(pages)))
         os._exit(5)
 
-    old, new = mixed(tmp_path)
-    here = load_pair(old, new, LoadOptions(keep_going=True), Filters(stack=("*",)))
     monkeypatch.setattr(dirapart, "_there", gone)
-    told: list[str] = []
-    options = LoadOptions(keep_going=True, apart=True, warn=told.append)
-    apart = load_pair(old, new, options, Filters(stack=("*",)))  # every entry: an answer `[]`
-    assert len(forks) == 1 and no_child_left()
-    assert told == [f"{new}: reading it in a second process failed (exit code 5); read here"]
-    for mine, theirs in zip(here, apart, strict=True):
-        assert mine.pages == theirs.pages and mine.skipped == theirs.skipped
+    old, new = mixed(tmp_path)
+    read_here_after_all(old, new, 5, forks, Filters(stack=("*",)))  # every entry: an answer `[]`
 
 
 def test_a_listing_cut_short_leaves_the_reading_here(
@@ -311,12 +315,6 @@ def test_a_listing_cut_short_leaves_the_reading_here(
             pipe.write(msgspec.msgpack.encode(dirapart._listing(pages))[:-9])
         os._exit(6)
 
-    old, new = mixed(tmp_path)
-    here = load_pair(old, new, LoadOptions(keep_going=True))
     monkeypatch.setattr(dirapart, "_there", cut)
-    told: list[str] = []
-    apart = load_pair(old, new, LoadOptions(keep_going=True, apart=True, warn=told.append))
-    assert len(forks) == 1 and no_child_left()
-    assert told == [f"{new}: reading it in a second process failed (exit code 6); read here"]
-    for mine, theirs in zip(here, apart, strict=True):
-        assert mine.pages == theirs.pages and mine.skipped == theirs.skipped
+    old, new = mixed(tmp_path)
+    read_here_after_all(old, new, 6, forks)

@@ -193,7 +193,7 @@ class DirectoryApart:
     def source(self, other: Source, shared: Interned | None, counted: bool) -> Source:
         """NEW beside OLD (`other`), content both hold read only for its counts if `counted`
         (as `pair.whole_pair` reads it; `shared` is for indexes)."""
-        listing, both = None, None
+        ours, both = None, None
         if self.listed >= 0:
             listed, answer, self.listed, self.answer = self.listed, self.answer, -1, -1
             listing = _heard(listed)
@@ -204,7 +204,7 @@ class DirectoryApart:
                 both = frozenset(other.digests() & ours if counted else ())
                 _answer(answer, msgspec.msgpack.encode(sorted(both)))
         self.options.progress(f"{self.arg}: reading its pages beside the other side's")
-        return _ReadApart(self.arg, self.child, other, listing, both, self.options)
+        return _ReadApart(self.arg, self.child, other, ours, both, self.options)
 
     def cancel(self) -> None:
         self.child.cancel()
@@ -226,11 +226,11 @@ class _ReadApart:
         arg: str,
         child: Forked[_Read],
         other: Source,
-        listing: Listing | None,  # as the child sent it (None: read when joined)
+        ours: set[str] | None,  # NEW's digests, as the child listed them (None: read when joined)
         both: frozenset[str] | None,  # the digests it was told to count (None: none told)
         options: LoadOptions,
     ) -> None:
-        self.arg, self.child, self.other, self.listing, self.both = arg, child, other, listing, both
+        self.arg, self.child, self.other, self.ours, self.both = arg, child, other, ours, both
         self.problems = Problems(options.keep_going)
         self.progress = options.progress
         self._found: _Read | None = None
@@ -244,14 +244,15 @@ class _ReadApart:
 
     def digests(self) -> set[str]:
         """NEW's pages' digests: as listed by the child, or once read."""
-        listing = self.listing if self.listing is not None else self._joined().pages
-        return {digest for _, digest in listing}
+        if self.ours is None:
+            self.ours = {digest for _, digest in self._joined().pages}
+        return self.ours
 
     def load(self, cache: PageCache) -> Snapshot:
         """NEW's snapshot, its pages counted there taken from the child."""
         if self.both is not None and self.both != cache.shared:  # as `whole_pair` reads a pair
             raise RuntimeError(f"{self.arg}: its child counted other content than the pair's")
-        if self.listing is not None and isinstance(self.other, DirectorySource):
+        if self.both is not None and isinstance(self.other, DirectorySource):  # a child listed
             ours = self.digests()
             for raw in self.other.raws:
                 if raw.digest not in ours and raw.digest not in cache:
