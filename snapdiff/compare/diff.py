@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError, printable
@@ -14,6 +14,7 @@ from .builtas import next_diff
 from .coverage import stack_coverage
 from .filters import apply_filters, check_filters, in_question
 from .package import Asked, Key, Moves, package_change, page_entries
+from .packagesapart import PackagesApart, Told
 from .rebuilds import narrow_rebuilds, rebuild_causes
 
 if TYPE_CHECKING:
@@ -81,17 +82,28 @@ def _packages(
     differing: list[Key],
     describe: bool,
     asked: Asked,
-) -> list[PackageChange]:
+    told: Told | None,
+) -> PackagesApart:
     """The change of every package whose page content differs, a spec that moved between pages
-    of a tag being changed, not added and removed."""
+    of a tag being changed, not added and removed; the later packages of a big diff in a child
+    when a core is free (`told` hears of a failed child; None: all here)."""
     left, joined = _leftovers(old, new, differing), _leftovers(new, old, differing)
     moves = _moved(old, left, _by_tag(joined)), _moved(new, joined, _by_tag(left))
-    packages = []
-    for key in differing:
-        change = package_change(key, old.get(key), new.get(key), moves, describe, asked)
-        if change is not None:
-            packages.append(change)
-    return packages
+
+    def changes(keys: Sequence[Key]) -> list[PackageChange]:
+        found = []
+        for key in keys:
+            change = package_change(key, old.get(key), new.get(key), moves, describe, asked)
+            if change is not None:
+                found.append(change)
+        return found
+
+    weights = [_specs(old.get(key)) + _specs(new.get(key)) for key in differing] if told else []
+    return PackagesApart(changes, differing, weights, told)
+
+
+def _specs(page: Page | None) -> int:
+    return 0 if page is None else page.spec_count
 
 
 def _summary(packages: list[PackageChange], stacks: list[StackChange]) -> Summary:
@@ -120,10 +132,12 @@ class _Rebuilds:
 
     def __init__(self, old: Snapshot, new: Snapshot, apart: CausesApart | None) -> None:
         self.source, self.apart = new.source, apart
+        self.free: Told | None = None  # who hears of a child failing, when no causes need one
         self.found: tuple[Rebuilds, tuple[str, ...]] | None = None
         if old.graph is None or new.graph is None:
             if apart:
                 apart.cancel()  # started for other sides, if at all
+                self.free = apart.told
             self.apart = None
         elif apart is None:
             self.found = rebuild_causes(old.graph, new.graph)
@@ -165,7 +179,8 @@ def diff_snapshots(
     describe=False leaves out the explanations (`changes`, `kept`); rebuilt specs still count,
     and stack moves are still found. With `apart` (the command), the causes of rebuilds are
     worked out in a forked child while the pages are compared (started when the graphs were
-    read, if `apart.start` was given as `LoadOptions.graphs`).
+    read, if `apart.start` was given as `LoadOptions.graphs`); with no causes to work out, the
+    later packages of a big diff are compared in one (`packagesapart`).
     """
     if not old.pairs_with(new):
         raise UsageError(
@@ -210,8 +225,13 @@ def _report(
         or key not in new_pages
         or old_pages[key].digest != new_pages[key].digest
     ]
-    packages = _packages(old_pages, new_pages, differing, describe, in_question(filters))
-    stacks = stack_coverage(old_pages, new_pages, differing, new.rest)
+    apart = _packages(old_pages, new_pages, differing, describe, in_question(filters), causes.free)
+    try:
+        apart.here()  # the earlier packages, then the stacks, while a child compares the rest
+        stacks = stack_coverage(old_pages, new_pages, differing, new.rest)
+        packages = apart.joined()
+    finally:
+        apart.cancel()  # an error or an interrupt while the child works
     summary = _summary(packages, stacks.changes)
     rebuilds, notes = causes.joined()
     # what the reports carry of paths and page data, on one line and valid UTF-8

@@ -1,0 +1,142 @@
+"""The later packages of a big diff compared in a forked child (`compare/packagesapart.py`)
+give the report comparing them here gives, byte for byte; a child that fails leaves them to be
+compared here, said on stderr; an error meanwhile leaves no child behind; a small diff, or one
+whose causes of rebuilds take the second core, forks no child for its packages."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from clirun import V1, V2
+from forks import no_child_left
+from pagegen import spec, write_page
+from test_golden import CASE_NAMES, CASES, FORMATS, render
+
+from snapdiff.cli import main
+from snapdiff.compare import packagesapart
+from snapdiff.compare.causesapart import CausesApart
+from snapdiff.compare.diff import diff_snapshots
+from snapdiff.forked import Forked
+from snapdiff.render import render_json, render_markdown
+from snapdiff.sources import load_pair
+
+
+@pytest.fixture
+def children(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The children forked for packages: every diff of two packages or more split, its first
+    package compared here and the others apart."""
+    made: list[int] = []
+
+    class Counted(Forked[Any]):
+        def __init__(self, *args: Any, **named: Any) -> None:
+            super().__init__(*args, **named)
+            made.append(self.pid)
+
+    monkeypatch.setattr(packagesapart, "Forked", Counted)
+    monkeypatch.setattr(packagesapart, "_LEAST", 0)
+    monkeypatch.setattr(packagesapart, "_HERE", 0)
+    return made
+
+
+@pytest.mark.parametrize("expected_name", sorted(FORMATS))
+@pytest.mark.parametrize("case", CASE_NAMES)
+def test_every_golden_case_compared_in_two_processes_gives_its_golden_bytes(
+    case: str,
+    expected_name: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    children: list[int],
+) -> None:
+    actual = render(case, FORMATS[expected_name], tmp_path, monkeypatch)
+    assert actual == (CASES / case / expected_name).read_text(encoding="utf-8")
+    assert no_child_left()
+    if case.startswith("causes-"):  # indexes: the causes' child has the second core
+        assert not children
+    elif len(json.loads((CASES / case / "expected.json").read_text())["packages"]) > 1:
+        assert len(children) == 1 and children[0] > 0
+
+
+def _field_changes(root: Path, versions: str, variants: str, note: bool) -> None:
+    """Synthetic pages: 40 packages whose every hash stays, its fields changed across sides."""
+    for number in range(40):
+        extra: dict[str, Any] = {"note": "kept"} if note else {}
+        specs = [
+            spec(f"{number:03d}{n}", versions, variants=(variants, "+shared"), **extra)
+            for n in range(3)
+        ]
+        write_page(root, f"pkg{number:03d}", specs)
+
+
+def test_field_changes_come_back_as_the_json_report_writes_them(
+    tmp_path: Path, children: list[int]
+) -> None:
+    """A field change's values are typed `object`: tuples here, lists from the child's
+    message. The reports say them alike."""
+    _field_changes(tmp_path / "old", "1.0", "~debug", note=False)
+    _field_changes(tmp_path / "new", "1.1", "+debug", note=True)
+    pair = load_pair(str(tmp_path / "old"), str(tmp_path / "new"))
+    here = diff_snapshots(*pair)
+    told: list[str] = []
+    apart = diff_snapshots(*pair, apart=CausesApart(told.append))
+    assert len(children) == 1 and no_child_left() and not told
+    changed = [c for p in apart.packages for c in p.specs_changed]
+    assert len(changed) == 120
+    assert {f.name for f in changed[0].fields} == {"versions", "variants", "extra"}
+    assert render_json(apart) == render_json(here)
+    assert render_markdown(apart) == render_markdown(here)
+
+
+def test_a_child_that_fails_is_told_and_the_packages_compared_here(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], children: list[int]
+) -> None:
+    def broken(found: object) -> bytes:
+        raise RuntimeError("a bug in the child")
+
+    case = CASES / "many-packages"
+    monkeypatch.setattr(packagesapart, "_ENCODE", broken)
+    monkeypatch.chdir(case)
+    assert main(["old", "new", "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert len(children) == 1 and no_child_left()
+    assert captured.out == (case / "expected.json").read_text(encoding="utf-8")
+    assert (
+        "snapdiff: warning: comparing packages in a second process failed (exit code 1);"
+        " compared here\n" in captured.err
+    )
+
+
+def test_an_error_while_comparing_the_stacks_leaves_no_child(
+    monkeypatch: pytest.MonkeyPatch, children: list[int]
+) -> None:
+    from snapdiff.compare import diff
+
+    def failing(*args: object) -> None:
+        raise KeyboardInterrupt
+
+    pair = load_pair(str(CASES / "many-packages" / "old"), str(CASES / "many-packages" / "new"))
+    monkeypatch.setattr(diff, "stack_coverage", failing)
+    with pytest.raises(KeyboardInterrupt):
+        diff_snapshots(*pair, apart=CausesApart(print))
+    assert len(children) == 1 and no_child_left()
+
+
+def test_a_library_call_and_a_small_diff_fork_nothing(forks: list[int]) -> None:
+    pair = load_pair(V1, V2)  # 325 and 470 specs: far below what is worth a second process
+    assert diff_snapshots(*pair).packages
+    assert diff_snapshots(*pair, apart=CausesApart(print)).packages
+    assert not forks
+
+
+def test_the_child_takes_the_later_part_of_the_weight_of_a_diff_worth_sharing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(packagesapart, "_LEAST", 100)
+    monkeypatch.setattr(packagesapart, "_MOST", 1000)
+    assert packagesapart._cut([10] * 9) is None  # 90 specs: all here
+    assert packagesapart._cut([10] * 10) == 5  # 45 of 100 here, the rest apart
+    assert packagesapart._cut([100, 1, 1, 1]) == 1
+    assert packagesapart._cut([10] * 100) == 45
+    assert packagesapart._cut([10] * 101) is None  # 1,010 specs: all here, for memory
