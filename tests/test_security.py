@@ -544,3 +544,19 @@ def test_a_configuration_in_the_checkout_may_set_how_to_report(
     )
     code, out, _ = run([V2, V1], capsys)
     assert code == 1 and json.loads(out)["schema_version"] == 1  # its gate, stricter, applies
+
+
+# 13. A spec's `size` over 64 bits (JSON allows any integer) that changed between the sides made
+# `--format json` an internal error: orjson writes no integer over 64 bits.
+
+
+def test_an_integer_over_64_bits_in_a_changed_field_is_written_exactly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    old = raw_page("zlib", [entry("a").replace('"size": "-"', f'"size": {2**70}')])
+    new = raw_page("zlib", [entry("a").replace('"size": "-"', f'"size": {2**70 + 1}')])
+    code, out, err = run([*pair(tmp_path, old, new), "--format", "json"], capsys)
+    assert code == 0, err
+    (changed,) = json.loads(out)["packages"][0]["specs_changed"]
+    assert changed["fields"]["size"] == {"old": 2**70, "new": 2**70 + 1}
+    assert f'"old": {2**70},\n' in out  # indented as every report is

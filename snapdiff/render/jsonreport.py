@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import cast
 
 import orjson
@@ -230,7 +231,10 @@ def _gate(outcome: GateOutcome) -> GateJSON:
 def dumps_json(data: ReportJSON | HistoryJSON) -> str:
     """Indented JSON, keys in insertion order, ending with a newline (the bytes of
     json.dumps(indent=2, ensure_ascii=False))."""
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
+    try:
+        return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
+    except TypeError:  # an integer over 64 bits, from a page's field: orjson holds no more
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
 def render_json(report: Report) -> str:
