@@ -5,13 +5,15 @@ When most pages differ (release to release), comparing packages is Python work p
 one core while the machine has two. The child shares both sides' pages as they are in memory,
 and its changes come back as one msgpack message, decoded into the same records (msgspec
 encodes a release pair's in a quarter of the time pickle takes, and decodes them in two
-thirds). A field change's values, typed `object`, come back as lists where they were tuples;
-the JSON report, their one reader, writes both alike. The packages keep their order, so the
-report is the same bytes whichever process compared them.
+thirds; pickle only for values msgpack cannot hold). A field change's values, typed `object`,
+come back as lists where they were tuples; the JSON report, their one reader, writes both
+alike. The packages keep their order, so the report is the same bytes whichever process
+compared them.
 """
 
 from __future__ import annotations
 
+import pickle
 from collections.abc import Callable, Sequence
 
 import msgspec
@@ -51,12 +53,24 @@ def _cut(weights: Sequence[int]) -> int | None:
     return len(weights)
 
 
-_ENCODE = msgspec.msgpack.Encoder().encode
-_DECODER = msgspec.msgpack.Decoder(list[PackageChange])
+def _encode(changes: list[PackageChange]) -> bytes:
+    """msgpack, or pickle for what msgpack cannot hold: an integer over 64 bits in a page's
+    field (a spec's `size`)."""
+    try:
+        return b"m" + _ENCODER.encode(changes)
+    except OverflowError:
+        return b"p" + pickle.dumps(changes, pickle.HIGHEST_PROTOCOL)
 
 
 def _decode(message: memoryview) -> list[PackageChange]:
-    return _DECODER.decode(message)
+    if bytes(message[:1]) == b"p":
+        found: list[PackageChange] = pickle.loads(message[1:])  # noqa: S301 (our own child's)
+        return found
+    return _DECODER.decode(message[1:])
+
+
+_ENCODER = msgspec.msgpack.Encoder()
+_DECODER = msgspec.msgpack.Decoder(list[PackageChange])
 
 
 def _failed(told: Told) -> Callable[[int], None]:
@@ -82,7 +96,7 @@ class PackagesApart:
         later = keys[self.cut :]
         self.child: Forked[list[PackageChange]] | None = None
         if later and told:
-            self.child = Forked(lambda: work(later), _ENCODE, _decode, _failed(told))
+            self.child = Forked(lambda: work(later), _encode, _decode, _failed(told))
         self.first: list[PackageChange] = []
 
     def here(self) -> None:
