@@ -6,6 +6,9 @@ whose causes of rebuilds take the second core, forks no child for its packages."
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -48,11 +51,12 @@ def test_every_golden_case_compared_in_two_processes_gives_its_golden_bytes(
     expected_name: str,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
     children: list[int],
 ) -> None:
     actual = render(case, FORMATS[expected_name], tmp_path, monkeypatch)
     assert actual == (CASES / case / expected_name).read_text(encoding="utf-8")
-    assert no_child_left()
+    assert no_child_left() and "second process" not in capsys.readouterr().err
     if case.startswith("causes-"):  # indexes: the causes' child has the second core
         assert not children
     elif len(json.loads((CASES / case / "expected.json").read_text())["packages"]) > 1:
@@ -64,7 +68,8 @@ def _field_changes(root: Path, versions: str, variants: str, note: bool) -> None
     for number in range(40):
         extra: dict[str, Any] = {"note": "kept"} if note else {}
         specs = [
-            spec(f"{number:03d}{n}", versions, variants=(variants, "+shared"), **extra)
+            spec(f"{number:03d}{n}", versions, variants=(variants, "+shared"), size=[n, note])
+            | extra
             for n in range(3)
         ]
         write_page(root, f"pkg{number:03d}", specs)
@@ -73,18 +78,20 @@ def _field_changes(root: Path, versions: str, variants: str, note: bool) -> None
 def test_field_changes_come_back_as_the_json_report_writes_them(
     tmp_path: Path, children: list[int]
 ) -> None:
-    """A field change's values are typed `object`: tuples here, lists from the child's
-    message. The reports say them alike."""
+    """A field change's values are typed `object`: tuples, as made, however they travel (a
+    page's own `size` keeps its lists)."""
     _field_changes(tmp_path / "old", "1.0", "~debug", note=False)
     _field_changes(tmp_path / "new", "1.1", "+debug", note=True)
     pair = load_pair(str(tmp_path / "old"), str(tmp_path / "new"))
     here = diff_snapshots(*pair)
     told: list[str] = []
     apart = diff_snapshots(*pair, apart=CausesApart(told.append))
-    assert len(children) == 1 and no_child_left() and not told
+    assert len(children) == 1 and children[0] > 0 and no_child_left() and not told
+    assert apart == here  # the values' tuples too
     changed = [c for p in apart.packages for c in p.specs_changed]
     assert len(changed) == 120
-    assert {f.name for f in changed[0].fields} == {"versions", "variants", "extra"}
+    assert {f.name for f in changed[0].fields} == {"versions", "variants", "extra", "size"}
+    assert all(type(f.new) is (list if f.name == "size" else tuple) for f in changed[-1].fields)
     assert render_json(apart) == render_json(here)
     assert render_markdown(apart) == render_markdown(here)
 
@@ -137,7 +144,7 @@ def test_an_error_while_comparing_the_stacks_leaves_no_child(
     monkeypatch.setattr(diff, "stack_coverage", failing)
     with pytest.raises(KeyboardInterrupt):
         diff_snapshots(*pair, apart=CausesApart(print))
-    assert len(children) == 1 and no_child_left()
+    assert len(children) == 1 and children[0] > 0 and no_child_left()
 
 
 def test_a_library_call_and_a_small_diff_fork_nothing(forks: list[int]) -> None:
@@ -157,3 +164,35 @@ def test_the_child_takes_the_later_part_of_the_weight_of_a_diff_worth_sharing(
     assert packagesapart._cut([100, 1, 1, 1]) == 1
     assert packagesapart._cut([10] * 100) == 45
     assert packagesapart._cut([10] * 101) is None  # 1,010 specs: all here, for memory
+
+
+_SPLIT = """
+import sys
+from snapdiff.compare import packagesapart
+packagesapart._LEAST, packagesapart._HERE = 0, 0.5
+made = []
+class Counted(packagesapart.Forked):
+    def __init__(self, *args, **named):
+        super().__init__(*args, **named)
+        made.append(self.pid)
+packagesapart.Forked = Counted
+from snapdiff.cli import main
+code = main(sys.argv[1:])
+sys.exit(code if len(made) == 1 and made[0] > 0 else 3)  # 3: not split
+"""
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "json"])
+def test_the_split_gives_the_same_bytes_whatever_the_hash_seed(fmt: str) -> None:
+    """Cut in the middle, under two hash seeds, in a process of its own: the golden bytes."""
+    case = CASES / "many-packages"
+    for seed in ("1", "2"):
+        done = subprocess.run(
+            [sys.executable, "-c", _SPLIT, "old", "new", "-f", fmt],
+            cwd=case,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        assert done.returncode == 0 and not done.stderr, done.stderr
+        assert done.stdout == (case / f"expected.{'md' if fmt == 'markdown' else fmt}").read_text()

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError, printable
@@ -14,7 +15,7 @@ from .builtas import next_diff
 from .coverage import stack_coverage
 from .filters import apply_filters, check_filters, in_question
 from .package import Asked, Key, Moves, package_change, page_entries
-from .packagesapart import PackagesApart, Told
+from .packagesapart import Told, compared_apart
 from .rebuilds import narrow_rebuilds, rebuild_causes
 
 if TYPE_CHECKING:
@@ -82,11 +83,10 @@ def _packages(
     differing: list[Key],
     describe: bool,
     asked: Asked,
-    told: Told | None,
-) -> PackagesApart:
-    """The change of every package whose page content differs, a spec that moved between pages
-    of a tag being changed, not added and removed; the later packages of a big diff in a child
-    when a core is free (`told` hears of a failed child; None: all here)."""
+) -> Callable[[Sequence[Key]], list[PackageChange]]:
+    """Given some of the packages whose page content differs, their changes in order (a page
+    that differs only as bytes gives none), a spec that moved between pages of a tag being
+    changed, not added and removed."""
     left, joined = _leftovers(old, new, differing), _leftovers(new, old, differing)
     moves = _moved(old, left, _by_tag(joined)), _moved(new, joined, _by_tag(left))
 
@@ -98,8 +98,7 @@ def _packages(
                 found.append(change)
         return found
 
-    weights = [_specs(old.get(key)) + _specs(new.get(key)) for key in differing] if told else []
-    return PackagesApart(changes, differing, weights, told)
+    return changes
 
 
 def _specs(page: Page | None) -> int:
@@ -132,12 +131,13 @@ class _Rebuilds:
 
     def __init__(self, old: Snapshot, new: Snapshot, apart: CausesApart | None) -> None:
         self.source, self.apart = new.source, apart
-        self.free: Told | None = None  # who hears of a child failing, when no causes need one
+        # the second core is spare (no causes to work out): who hears of a child failing there
+        self.spare: Told | None = None
         self.found: tuple[Rebuilds, tuple[str, ...]] | None = None
         if old.graph is None or new.graph is None:
             if apart:
                 apart.cancel()  # started for other sides, if at all
-                self.free = apart.told
+                self.spare = apart.told
             self.apart = None
         elif apart is None:
             self.found = rebuild_causes(old.graph, new.graph)
@@ -225,13 +225,13 @@ def _report(
         or key not in new_pages
         or old_pages[key].digest != new_pages[key].digest
     ]
-    apart = _packages(old_pages, new_pages, differing, describe, in_question(filters), causes.free)
-    try:
-        apart.here()  # the earlier packages, then the stacks, while a child compares the rest
-        stacks = stack_coverage(old_pages, new_pages, differing, new.rest)
-        packages = apart.joined()
-    finally:
-        apart.cancel()  # an error or an interrupt while the child works
+    changes = _packages(old_pages, new_pages, differing, describe, in_question(filters))
+    coverage = functools.partial(stack_coverage, old_pages, new_pages, differing, new.rest)
+    if causes.spare is None:
+        packages, stacks = changes(differing), coverage()
+    else:  # the later packages of a big diff in a child, meanwhile the earlier ones, the stacks
+        weights = [_specs(old_pages.get(key)) + _specs(new_pages.get(key)) for key in differing]
+        packages, stacks = compared_apart(changes, differing, weights, causes.spare, coverage)
     summary = _summary(packages, stacks.changes)
     rebuilds, notes = causes.joined()
     # what the reports carry of paths and page data, on one line and valid UTF-8

@@ -3,36 +3,39 @@ process compares the earlier ones and the stacks.
 
 When most pages differ (release to release), comparing packages is Python work per package on
 one core while the machine has two. The child shares both sides' pages as they are in memory,
-and its changes come back as one msgpack message, decoded into the same records (msgspec
-encodes a release pair's in a quarter of the time pickle takes, and decodes them in two
-thirds; pickle only for values msgpack cannot hold). A field change's values, typed `object`,
-come back as lists where they were tuples; the JSON report, their one reader, writes both
-alike. The packages keep their order, so the report is the same bytes whichever process
-compared them.
+and its changes come back as one msgpack message, decoded into the same records: for the later
+60 % of a release pair's packages, msgspec encodes them in 28–50 ms and decodes them in 41
+(pickle: 99–105 and 62), but its records hold 30 MiB where pickle's, sharing what repeats,
+hold 13, which bounds the diffs worth splitting (`_MOST`). Pickle only carries what msgpack
+cannot hold. The packages keep their order and field values their tuples, so the report is
+the same, and the same bytes, whichever process compared them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import msgspec
 
 from ..forked import Forked
-from ..report import PackageChange
+from ..report import FieldChange, PackageChange
+from .package import Key
 
-__all__ = ["PackagesApart", "Told"]
+__all__ = ["Told", "compared_apart"]
 
-Work = Callable[[Sequence[tuple[str, str]]], list[PackageChange]]
 Told = Callable[[str], None]  # hears a warning
+T = TypeVar("T")
 
 # Specs on the differing pages (both sides) below which a second process costs more than it
 # saves: forking, encoding and decoding take a few milliseconds before any package.
 _LEAST = 20_000
 # And above which memory comes first: the child's records come back as copies, sharing no
 # string or configuration with the pages here. Release to release at all tags (840,000 specs
-# on differing pages) that was 177 MiB more at the peak for 6 % less time; at develop size
-# (125,000), 19 MiB more for 14 % less.
+# on differing pages), this process's peak was 177 MiB higher (991 -> 1,168 MiB) for 6 % less
+# time; at develop size (125,000), 19 MiB higher (174 -> 193) for 14 % less.
 _MOST = 400_000
 # The part of the work kept here: this process also compares the stacks and decodes the
 # child's changes, while the child encodes them (measured on release and develop pairs).
@@ -66,11 +69,34 @@ def _decode(message: memoryview) -> list[PackageChange]:
     if bytes(message[:1]) == b"p":
         found: list[PackageChange] = pickle.loads(message[1:])  # noqa: S301 (our own child's)
         return found
-    return _DECODER.decode(message[1:])
+    return [_as_made(change) for change in _DECODER.decode(message[1:])]
 
 
 _ENCODER = msgspec.msgpack.Encoder()
 _DECODER = msgspec.msgpack.Decoder(list[PackageChange])
+
+
+def _tuples(value: object) -> object:
+    return tuple(map(_tuples, value)) if isinstance(value, list) else value
+
+
+def _field(field: FieldChange) -> FieldChange:
+    """A field change's values as made: msgpack gives tuples back as lists (a `size` is a
+    page's own JSON value, whose lists stay lists)."""
+    if field.name == "size" or not (isinstance(field.old, list) or isinstance(field.new, list)):
+        return field
+    return FieldChange(field.name, _tuples(field.old), _tuples(field.new))
+
+
+def _as_made(change: PackageChange) -> PackageChange:
+    """The package's change as the child made it (`_field`); most have no field changes."""
+    if not any(spec.fields for spec in change.specs_changed):
+        return change
+    specs = tuple(
+        dataclasses.replace(spec, fields=tuple(map(_field, spec.fields)))
+        for spec in change.specs_changed
+    )
+    return dataclasses.replace(change, specs_changed=specs)
 
 
 def _failed(told: Told) -> Callable[[int], None]:
@@ -80,39 +106,26 @@ def _failed(told: Told) -> Callable[[int], None]:
     return failed
 
 
-class PackagesApart:
-    """The changes of `keys` (`work` of some of them gives theirs, in order): the later ones
-    worked out in a child from the start, the earlier ones by `here()`, all of them by
-    `joined()`. `weights` are each key's specs, both sides. `told` hears why the child's part
-    was done here after all; None: every package is compared here. `cancel()` stops a child
-    still at work (the caller failed)."""
-
-    def __init__(
-        self, work: Work, keys: Sequence[tuple[str, str]], weights: Sequence[int], told: Told | None
-    ) -> None:
-        self.work, self.keys = work, keys
-        cut = _cut(weights) if told else None
-        self.cut = len(keys) if cut is None else cut
-        later = keys[self.cut :]
-        self.child: Forked[list[PackageChange]] | None = None
-        if later and told:
-            self.child = Forked(lambda: work(later), _encode, _decode, _failed(told))
-        self.first: list[PackageChange] = []
-
-    def here(self) -> None:
-        """Compare the earlier packages, here."""
-        self.first = self.work(self.keys[: self.cut])
-
-    def joined(self) -> list[PackageChange]:
-        """Every package's change, in order (the child's part done here if it failed)."""
-        if self.child is None:
-            return self.first
-        try:
-            return self.first + self.child.join()
-        finally:
-            self.cancel()
-
-    def cancel(self) -> None:
-        if self.child is not None:
-            self.child.cancel()
-            self.child = None
+def compared_apart(
+    work: Callable[[Sequence[Key]], list[PackageChange]],
+    keys: Sequence[Key],
+    weights: Sequence[int],
+    told: Told,
+    meanwhile: Callable[[], T],
+) -> tuple[list[PackageChange], T]:
+    """Every package's change of `keys`, in order (`work` of some of them gives theirs), and
+    what `meanwhile` gives: the later packages compared in a child, when `weights` (each key's
+    specs, both sides) make it worth one, while this process compares the earlier ones, then
+    does `meanwhile`. `told` hears why the child's part was compared here after all; the child
+    is stopped whatever fails here."""
+    cut = _cut(weights)
+    if cut is None or cut == len(keys):
+        return work(keys), meanwhile()
+    later = keys[cut:]
+    child = Forked(lambda: work(later), _encode, _decode, _failed(told))
+    try:
+        first = work(keys[:cut])
+        found = meanwhile()
+        return first + child.join(), found
+    finally:
+        child.cancel()  # reaped already when joined; else an error or an interrupt here

@@ -233,7 +233,9 @@ def dumps_json(data: ReportJSON | HistoryJSON) -> str:
     json.dumps(indent=2, ensure_ascii=False))."""
     try:
         return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE).decode()
-    except TypeError:  # an integer over 64 bits, from a page's field: orjson holds no more
+    except orjson.JSONEncodeError as exc:  # a page's integer over 64 bits: orjson holds no more
+        if "64-bit" not in str(exc):
+            raise
         return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
