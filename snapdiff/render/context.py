@@ -18,8 +18,6 @@ from ..schema import (
     StackJSON,
 )
 from ..versions import Bump, bump_order
-from .charts import stack_charts
-from .jsonhistory import history_to_dict
 from .links import Links
 from .markup import Safe, code, some
 from .rebuildfolds import views
@@ -262,6 +260,9 @@ def _end(
 def log_context(history: History, marker: str = "", links: Links | None = None) -> LogContext:
     """The template context of `snapdiff log`: the JSON history, the packages that moved, each
     step's stack moves, the charts, and labels by the history's one rule."""
+    from .charts import stack_charts  # here: the history's modules, which a pair never needs
+    from .jsonhistory import history_to_dict
+
     data = history_to_dict(history)
     moved = [
         p for p in data["packages"] if len(p["versions"]) > 1 or p["first_seen"] or p["last_seen"]
