@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import lru_cache
 from typing import Literal
 
@@ -37,14 +38,20 @@ BumpSize = Literal["major", "minor", "patch", "other"]
 _SIZES: tuple[BumpSize, ...] = ("major", "minor", "patch")
 
 # A component key is (class, value): strings < numbers < infinity words.
-_Component = tuple[int, int | str]
+_Component = tuple[int, int | Decimal | str]
 # components, pre-release, git ref given a version (0 or 1), the ref
-VersionKey = tuple[tuple[_Component, ...], tuple[int, ...], int, str]
+VersionKey = tuple[tuple[_Component, ...], tuple[int | Decimal, ...], int, str]
+
+
+def _number(digits: str) -> int | Decimal:
+    """A run of digits as a number: beyond Python's 4,300 digits of `int`, a `Decimal` (exact,
+    and ordered with ints; a page's version may be that long)."""
+    return int(digits) if len(digits) <= 4000 else Decimal(digits)
 
 
 def _component(token: str) -> _Component:
     if token.isdigit():
-        return (1, int(token))
+        return (1, _number(token))
     rank = _INFINITY_RANK.get(token)
     if rank is not None:
         return (2, rank)
@@ -64,9 +71,9 @@ def version_key(version: str) -> VersionKey:
         ref, version = version.split("=", 1)
         ref = ref.removeprefix("git.")
     tokens = _TOKEN.findall(version)
-    prerelease: tuple[int, ...] = _RELEASE
+    prerelease: tuple[int | Decimal, ...] = _RELEASE
     if len(tokens) >= 3 and tokens[-1].isdigit() and tokens[-2] in _PRERELEASE:
-        prerelease = (_PRERELEASE[tokens[-2]], int(tokens[-1]))
+        prerelease = (_PRERELEASE[tokens[-2]], _number(tokens[-1]))
         tokens = tokens[:-2]
     elif len(tokens) >= 2 and tokens[-1] in _PRERELEASE:
         prerelease = (_PRERELEASE[tokens[-1]],)

@@ -560,3 +560,55 @@ def test_an_integer_over_64_bits_in_a_changed_field_is_written_exactly(
     (changed,) = json.loads(out)["packages"][0]["specs_changed"]
     assert changed["fields"]["size"] == {"old": 2**70, "new": 2**70 + 1}
     assert f'"old": {2**70},\n' in out  # indented as every report is
+
+
+# 14. Found by a hunt for hostile values (session 14), each an internal error or a false report
+# before: a version of more than 4,300 digits (Python's `int` limit); a YAML page holding such an
+# integer; YAML's `.inf` and `.nan`, which JSON cannot hold (the JSON report said `null`); an
+# integer beyond 64 bits on a page read the slow way (an unknown key), which orjson made a float
+# (a change reported where there was none, none where there was one).
+
+
+def test_a_version_of_more_than_4300_digits_is_ordered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    long = "1" * 4301
+    write_page(tmp_path / "old", "zlib", [spec("a", "2.0")])
+    write_page(tmp_path / "new", "zlib", [spec("a", "2.0"), spec("b", long)])
+    code, out, err = run([str(tmp_path / "old"), str(tmp_path / "new"), "-f", "json"], capsys)
+    assert code == 0, err
+    (package,) = json.loads(out)["packages"]
+    assert package["versions_new"] == ["2.0", long]
+    assert package["bump"]["kind"] == "upgrade"
+
+
+@pytest.mark.parametrize("value", ["1" * 4301, ".inf", "-.inf", ".nan"])
+def test_a_yaml_value_that_cannot_be_read_or_written_is_refused(
+    value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    page = (
+        '---\ntitle: "zlib"\nlayout: cache\ncategories: [package, develop]\n'
+        "spec_details:\n  - hash: aaaa\n    stacks: [root]\n    versions: ['1.0']\n"
+        f"    variants: []\n    size: {value}\n---\n"
+    )
+    path = write_page(tmp_path / "s", "zlib", [])
+    path.write_text(page)
+    message = refused([V1, str(tmp_path / "s")], capsys)
+    assert message.startswith(str(path)), message
+    assert "4300 digits" in message if value[0] == "1" else "which JSON cannot" in message
+
+
+def test_an_integer_beyond_64_bits_on_a_page_read_the_slow_way_is_exact(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    big = 2**64 + 5
+    write_page(tmp_path / "old", "zlib", [spec("a", size=big), spec("b")])
+    write_page(tmp_path / "new", "zlib", [spec("a", size=big), spec("b", foo=1)])
+    write_page(tmp_path / "old", "zstd", [spec("c", foo=big)])
+    write_page(tmp_path / "new", "zstd", [spec("c", foo=big + 1)])
+    code, out, err = run([str(tmp_path / "old"), str(tmp_path / "new"), "-f", "json"], capsys)
+    assert code == 0, err
+    changed = {p["name"]: p["specs_changed"] for p in json.loads(out)["packages"]}
+    assert [c["hash"][:1] for c in changed["zlib"]] == ["b"]  # `a` is the same on both sides
+    (foo,) = changed["zstd"]
+    assert foo["details"] == [f"foo: {big} → {big + 1}"]

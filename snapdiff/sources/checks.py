@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+import msgspec
 import orjson
 
 from ..errors import InputError
@@ -26,6 +28,8 @@ def check_plain(value: Any, where: str, what: str, depth: int = MAX_DEPTH) -> No
     while stack:
         item, level = stack.pop()
         if isinstance(item, _SCALARS):
+            if type(item) is float and not math.isfinite(item):  # YAML's .inf and .nan
+                raise InputError(where, f"{what} holds {item}, which JSON cannot", FIX)
             continue
         if level >= depth:
             raise InputError(where, f"{what} nests more than {depth} levels deep", FIX)
@@ -39,9 +43,15 @@ def check_plain(value: Any, where: str, what: str, depth: int = MAX_DEPTH) -> No
 
 
 def json_value(key: str, value: bytes, where: str) -> Any:
-    """A one-line JSON value of a front-matter key; an error names the line and the column."""
+    """A one-line JSON value of a front-matter key, exactly: an integer beyond 64 bits stays an
+    integer (msgspec; orjson would make it a float, and a diff would see a change that is not
+    there). An error names the line and the column, in orjson's words."""
     try:
-        return orjson.loads(value)
+        return msgspec.json.decode(value)
+    except (msgspec.DecodeError, UnicodeDecodeError, RecursionError):  # orjson says which
+        pass
+    try:
+        return orjson.loads(value)  # what msgspec refuses and orjson reads, read as before
     except orjson.JSONDecodeError as exc:
         what = f"{key} is not valid JSON ({exc.msg} at column {exc.colno + len(key) + 2})"
         raise InputError(where, what, FIX) from None

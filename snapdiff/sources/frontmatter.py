@@ -86,6 +86,11 @@ def _yaml_fields(lines: list[bytes], source: str) -> dict[str, Any]:
         raise InputError(where, f"front matter is not valid YAML: {exc.problem}", FIX) from exc
     except yaml.YAMLError as exc:
         raise InputError(source, f"front matter is not valid YAML: {exc}", FIX) from exc
+    except ValueError as exc:  # a value YAML parses but Python will not build: a 4,301-digit int
+        what = str(exc).split(";")[0]
+        raise InputError(
+            source, f"front matter holds a value that cannot be read ({what})", FIX
+        ) from exc
     if not isinstance(fields, dict):
         raise InputError(source, "front matter is not a mapping of keys", FIX)
     check_plain(fields, source, "front matter", depth=MAX_DEPTH + 3)  # key, list, entry, field

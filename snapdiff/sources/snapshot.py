@@ -111,7 +111,8 @@ def _check_unique(
         digest = min(held.hashes.intersection(hashes))
         first = next(source for source, owned in held.pages if digest in owned)
         what = f"hash {digest} of tag {page.tag} is also in {first}"
-        raise InputError(page.source, what, "a spec belongs to one page of its tag")
+        fix = "keep the spec on one of the two pages: a spec belongs to one page of its tag"
+        raise InputError(page.source, what, fix)
 
 
 class _Held:
