@@ -90,8 +90,9 @@ def test_field_changes_come_back_as_the_json_report_writes_them(
     assert apart == here  # the values' tuples too
     changed = [c for p in apart.packages for c in p.specs_changed]
     assert len(changed) == 120
-    assert {f.name for f in changed[0].fields} == {"versions", "variants", "extra", "size"}
-    assert all(type(f.new) is (list if f.name == "size" else tuple) for f in changed[-1].fields)
+    assert {f.name for f in changed[0].fields} == {"versions", "variants", "size", "note"}
+    kinds = {"versions": tuple, "variants": tuple, "size": list, "note": str}
+    assert all(type(f.new) is kinds[f.name] for f in changed[-1].fields)
     assert render_json(apart) == render_json(here)
     assert render_markdown(apart) == render_markdown(here)
 

@@ -612,3 +612,20 @@ def test_an_integer_beyond_64_bits_on_a_page_read_the_slow_way_is_exact(
     assert [c["hash"][:1] for c in changed["zlib"]] == ["b"]  # `a` is the same on both sides
     (foo,) = changed["zstd"]
     assert foo["details"] == [f"foo: {big} → {big + 1}"]
+
+
+def test_a_key_the_generator_does_not_write_is_a_field_of_its_own_name(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """SPEC §4: `fields` names each field that differs; a key the generator does not write was
+    reported as `extra`, its values JSON text in lists of pairs."""
+    write_page(tmp_path / "old", "zlib", [spec("a", foo="-", gone=2**70)])
+    write_page(tmp_path / "new", "zlib", [spec("a", foo=[1, "a", None], new={"k": 1.5})])
+    code, out, err = run([str(tmp_path / "old"), str(tmp_path / "new"), "-f", "json"], capsys)
+    assert code == 0, err
+    (changed,) = json.loads(out)["packages"][0]["specs_changed"]
+    assert changed["fields"] == {
+        "foo": {"old": "-", "new": [1, "a", None]},
+        "gone": {"old": 2**70, "new": None},
+        "new": {"old": None, "new": {"k": 1.5}},
+    }

@@ -3,6 +3,7 @@ hash, a spec that moved between pages included), its versions, stacks and explan
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 
 from ..errors import UsageError
@@ -19,7 +20,8 @@ Key = tuple[str, str]  # (tag, name)
 # (tag, hash) -> (package name, entry): specs that left or joined a page whose content differs
 Moves = dict[Key, tuple[str, Entry]]
 Asked = Callable[[str], bool]  # whether a stack is one the filters ask about
-_COMPARED_FIELDS = tuple(f for f in Spec._fields if f not in ("hash", "stacks"))
+# compared by name; `extra`, the keys the generator does not write, each as a field of its own
+_COMPARED_FIELDS = tuple(f for f in Spec._fields if f not in ("hash", "stacks", "extra"))
 
 
 def page_entries(page: Page) -> PageEntries:
@@ -62,6 +64,7 @@ def _spec_change(
         for name in _COMPARED_FIELDS
         if getattr(before, name) != getattr(after, name)
     ]
+    fields += _other_fields(before.extra, after.extra)
     details = describe_fields(before, after, _written(old, new)) if fields else ()
     if old_name != new_name:
         fields.insert(0, FieldChange("package", old_name, new_name))
@@ -74,6 +77,20 @@ def _spec_change(
         tuple(fields),
         details,
     )
+
+
+def _other_fields(
+    old: tuple[tuple[str, str], ...], new: tuple[tuple[str, str], ...]
+) -> list[FieldChange]:
+    """Each key the generator does not write that differs, by its own name, its values as the
+    page holds them (`None`, JSON's null, on a side without it)."""
+    was, now = dict(old), dict(new)
+    found = []
+    for key in sorted(was.keys() | now.keys()):
+        before, after = was.get(key), now.get(key)  # canonical JSON text, or None
+        if before != after:
+            found.append(FieldChange(key, *(json.loads(t) if t else None for t in (before, after))))
+    return found
 
 
 def _written(*entries: Entry) -> dict[str, str]:

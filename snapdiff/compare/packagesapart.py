@@ -83,16 +83,16 @@ def _decoder() -> msgspec.msgpack.Decoder[list[PackageChange]]:
     return msgspec.msgpack.Decoder(list[PackageChange])
 
 
-def _tuples(value: object) -> object:
-    return tuple(map(_tuples, value)) if isinstance(value, list) else value
+_TUPLES = frozenset(("versions", "variants"))  # the compared fields a record holds as tuples
 
 
 def _field(field: FieldChange) -> FieldChange:
-    """A field change's values as made: msgpack gives tuples back as lists (a `size` is a
-    page's own JSON value, whose lists stay lists)."""
-    if field.name == "size" or not (isinstance(field.old, list) or isinstance(field.new, list)):
+    """A field change's values as made: msgpack gives tuples back as lists (a `size`, or a key
+    the generator does not write, is a page's own JSON value, whose lists stay lists)."""
+    if field.name not in _TUPLES:
         return field
-    return FieldChange(field.name, _tuples(field.old), _tuples(field.new))
+    old, new = (tuple(v) if isinstance(v, list) else v for v in (field.old, field.new))
+    return FieldChange(field.name, old, new)
 
 
 def _as_made(change: PackageChange) -> PackageChange:
