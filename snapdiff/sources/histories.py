@@ -67,8 +67,8 @@ def _whole_history(
     for number in range(done + 1, (len(commits) if upto is None else upto) + 1):
         _progress(options, number, commits)
         after = RevisionSource(start.repo, commits[number - 1], Problems(options.keep_going))
-        if after.files == before.files:
-            continue
+        if after.revision.tree == before.revision.tree:  # as `_changed_history` passes over:
+            continue  # a commit changing only pages left out (a link) is still a step of them
         new_snapshot = after.load(cache)  # parses only the blobs this commit changed
         cache.keep(after.digests())  # memory stays that of one revision, not of the range
         yield SnapshotPair(old_snapshot, new_snapshot)
