@@ -4,6 +4,7 @@ a package's highest version, its kind and size."""
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
@@ -43,10 +44,13 @@ _Component = tuple[int, int | Decimal | str]
 VersionKey = tuple[tuple[_Component, ...], tuple[int | Decimal, ...], int, str]
 
 
+_DIGITS = sys.get_int_max_str_digits()  # what `int` reads (4,300 by default; 0: no limit)
+
+
 def _number(digits: str) -> int | Decimal:
-    """A run of digits as a number: beyond Python's 4,300 digits of `int`, a `Decimal` (exact,
-    and ordered with ints; a page's version may be that long)."""
-    return int(digits) if len(digits) <= 4000 else Decimal(digits)
+    """A run of digits as a number: beyond what `int` reads, a `Decimal` (exact, and ordered
+    with ints; a page's version may be that long)."""
+    return Decimal(digits) if _DIGITS and len(digits) > _DIGITS else int(digits)
 
 
 def _component(token: str) -> _Component:

@@ -629,3 +629,35 @@ def test_a_key_the_generator_does_not_write_is_a_field_of_its_own_name(
         "gone": {"old": 2**70, "new": None},
         "new": {"old": None, "new": {"k": 1.5}},
     }
+
+
+def test_a_key_named_package_leaves_a_move_said_in_the_fields(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A page's own key named `package` took the move's place in the JSON `fields` (a dict by
+    name); the move is the field, and the key's change stays in the details."""
+    write_page(tmp_path / "old", "zlib", [spec("a", package="x")])
+    write_page(tmp_path / "new", "zstd", [spec("a", package="y")])
+    code, out, err = run([str(tmp_path / "old"), str(tmp_path / "new"), "-f", "json"], capsys)
+    assert code == 0, err
+    changed = [c for p in json.loads(out)["packages"] for c in p["specs_changed"]]
+    assert changed and all(
+        c["fields"] == {"package": {"old": "zlib", "new": "zstd"}} for c in changed
+    )
+    assert all("package: x → y" in c["details"] for c in changed)
+
+
+def test_a_version_beyond_what_int_reads_here_is_ordered() -> None:
+    """`int` reads as many digits as the interpreter allows (PYTHONINTMAXSTRDIGITS, 640 at
+    least): the cut to `Decimal` follows it, not a number of its own."""
+    code = (
+        "from snapdiff.versions import sort_versions\n"
+        "print([len(v) for v in sort_versions(['1' * 700, '2', '1' * 650])])"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONINTMAXSTRDIGITS": "640"},
+    )
+    assert done.returncode == 0 and done.stdout == "[1, 650, 700]\n", done.stderr

@@ -66,8 +66,9 @@ def _spec_change(
     ]
     fields += _other_fields(before.extra, after.extra)
     details = describe_fields(before, after, _written(old, new)) if fields else ()
-    if old_name != new_name:
-        fields.insert(0, FieldChange("package", old_name, new_name))
+    if old_name != new_name:  # the move is `package` (a page's own key so named: in the details)
+        moved = FieldChange("package", old_name, new_name)
+        fields = [moved, *(f for f in fields if f.name != "package")]
         details = (Sentence("package: {} → {}", (old_name, new_name)), *details)
     old_stacks, new_stacks = set(before.stacks), set(after.stacks)
     return SpecChange(
