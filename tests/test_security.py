@@ -290,15 +290,23 @@ def test_meta_versions_holding_lists_is_a_warning(
 def test_a_yaml_value_json_cannot_hold_is_refused(
     value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    _, message = yaml_refused(tmp_path, f"    built: {value}\n", capsys)
+    assert "which JSON cannot (quote it)" in message
+
+
+def yaml_refused(
+    tmp_path: Path, fields: str, capsys: pytest.CaptureFixture[str]
+) -> tuple[Path, str]:
+    """A page whose `spec_details` is a YAML block holding one entry with `fields` besides its
+    hash, stacks and versions, refused: its path and the refusal's line."""
     page = (
         '---\ntitle: "zlib"\nlayout: cache\ncategories: [package, develop]\n'
         "spec_details:\n  - hash: aaaa\n    stacks: [root]\n    versions: ['1.0']\n"
-        f"    built: {value}\n---\n"
+        f"{fields}---\n"
     )
     path = write_page(tmp_path / "s", "zlib", [])
     path.write_text(page)
-    message = refused([V1, str(tmp_path / "s")], capsys)
-    assert "which JSON cannot (quote it)" in message
+    return path, refused([V1, str(tmp_path / "s")], capsys)
 
 
 def test_a_warning_about_a_file_name_that_is_not_utf8(tmp_path: Path) -> None:
@@ -586,14 +594,7 @@ def test_a_version_of_more_than_4300_digits_is_ordered(
 def test_a_yaml_value_that_cannot_be_read_or_written_is_refused(
     value: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    page = (
-        '---\ntitle: "zlib"\nlayout: cache\ncategories: [package, develop]\n'
-        "spec_details:\n  - hash: aaaa\n    stacks: [root]\n    versions: ['1.0']\n"
-        f"    variants: []\n    size: {value}\n---\n"
-    )
-    path = write_page(tmp_path / "s", "zlib", [])
-    path.write_text(page)
-    message = refused([V1, str(tmp_path / "s")], capsys)
+    path, message = yaml_refused(tmp_path, f"    variants: []\n    size: {value}\n", capsys)
     assert message.startswith(str(path)), message
     assert "4300 digits" in message if value[0] == "1" else "which JSON cannot" in message
 
