@@ -159,12 +159,11 @@ def test_the_child_takes_the_later_part_of_the_weight_of_a_diff_worth_sharing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(packagesapart, "_LEAST", 100)
-    monkeypatch.setattr(packagesapart, "_MOST", 1000)
     assert packagesapart._cut([10] * 9) is None  # 90 specs: all here
     assert packagesapart._cut([10] * 10) == 5  # 45 of 100 here, the rest apart
     assert packagesapart._cut([100, 1, 1, 1]) == 1
     assert packagesapart._cut([10] * 100) == 45
-    assert packagesapart._cut([10] * 101) is None  # 1,010 specs: all here, for memory
+    assert packagesapart._cut([10] * 100_000) == 45_000  # no bound above
 
 
 _SPLIT = """
@@ -197,3 +196,26 @@ def test_the_split_gives_the_same_bytes_whatever_the_hash_seed(fmt: str) -> None
         )
         assert done.returncode == 0 and not done.stderr, done.stderr
         assert done.stdout == (case / f"expected.{'md' if fmt == 'markdown' else fmt}").read_text()
+
+
+@pytest.mark.parametrize(
+    ("case", "freed_above", "freed"),
+    [
+        ("real-v1-v2", 0, True),  # pages above the bound: freed before rendering
+        ("real-v1-v2", 10**6, False),  # below it: kept to the end of the process
+        ("causes-real-v8", 0, False),  # indexes: their graphs are kept, whatever their size
+    ],
+)
+def test_the_command_frees_a_big_pair_of_pages_before_rendering_and_writes_the_same_report(
+    case: str, freed_above: int, freed: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from snapdiff import cli
+    from snapdiff.process import KEPT
+
+    monkeypatch.setattr(cli, "_FREED_ABOVE", freed_above)
+    monkeypatch.setattr(KEPT, "on", True)
+    monkeypatch.setattr(KEPT, "_built", [])
+    actual = render(case, "json", tmp_path, monkeypatch)
+    assert actual == (CASES / case / "expected.json").read_text(encoding="utf-8")
+    kept = [type(found).__name__ for found in KEPT._built]
+    assert kept == (["Report"] if freed else ["Snapshot", "Snapshot", "Report"])

@@ -5,10 +5,11 @@ When most pages differ (release to release), comparing packages is Python work p
 one core while the machine has two. The child shares both sides' pages as they are in memory,
 and its changes come back as one msgpack message, decoded into the same records: for the later
 60 % of a release pair's packages, msgspec encodes them in 28–50 ms and decodes them in 41
-(pickle: 99–105 and 62), but its records hold 30 MiB where pickle's, sharing what repeats,
-hold 13, which bounds the diffs worth splitting (`_MOST`). Pickle only carries what msgpack
-cannot hold. The packages keep their order and field values their tuples, so the report is
-the same, and the same bytes, whichever process compared them.
+(pickle: 99–105 and 62). Its records hold 30 MiB where pickle's, sharing what repeats, hold 13;
+the command makes up for more than that by freeing a big pair's pages before rendering
+(`cli._FREED_ABOVE`). Pickle only carries what msgpack cannot hold. The packages keep their
+order and field values their tuples, so the report is the same, and the same bytes, whichever
+process compared them.
 """
 
 from __future__ import annotations
@@ -33,11 +34,6 @@ T = TypeVar("T")
 # Specs on the differing pages (both sides) below which a second process costs more than it
 # saves: forking, encoding and decoding take a few milliseconds before any package.
 _LEAST = 20_000
-# And above which memory comes first: the child's records come back as copies, sharing no
-# string or configuration with the pages here. Release to release at all tags (840,000 specs
-# on differing pages), this process's peak was 177 MiB higher (991 -> 1,168 MiB) for 6 % less
-# time; at develop size (125,000), 19 MiB higher (174 -> 193) for 14 % less.
-_MOST = 400_000
 # The part of the work kept here: this process also compares the stacks and decodes the
 # child's changes, while the child encodes them (measured on release and develop pairs).
 _HERE = 0.45
@@ -45,9 +41,9 @@ _HERE = 0.45
 
 def _cut(weights: Sequence[int]) -> int | None:
     """Where the packages kept here end: after the first `_HERE` of the weight; None when the
-    work is too small to share, or too big."""
+    work is too small to share."""
     total = sum(weights)
-    if not _LEAST <= total <= _MOST:
+    if total < _LEAST:
         return None
     kept, goal = 0, total * _HERE
     for index, weight in enumerate(weights):
