@@ -549,6 +549,10 @@ def main() -> int:
     parser.add_argument("--sizes", default="develop,all,log")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out")
     args = parser.parse_args()
+    # Time snapdiff byte-compiled, as an installed wheel runs: with PYTHONDONTWRITEBYTECODE set
+    # (this project's machines set it), a work tree or an editable install compiled its ~80
+    # modules again on every run, about 60 ms; the warm-up run now writes their bytecode.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     load = os.getloadavg()[0]
     print(
         f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load average "
