@@ -4,7 +4,8 @@ A 200k-record index pair is Python work per record on one core while the machine
 side read (`sources.mirror.apart`), or the causes of rebuilds worked out while the pages are
 compared (`compare.diff`), runs in a child. Only where `fork` exists and no other thread runs;
 a child that fails for any reason but a `SnapdiffError` (said here as this process would say
-it) leaves the work to be done here, as if never forked, after `told` hears why.
+it), or whose message cannot be read, leaves the work to be done here, as if never forked,
+after `told` hears why.
 """
 
 from __future__ import annotations
@@ -64,8 +65,9 @@ _ERRORS: dict[str, type[SnapdiffError]] = {
 
 class Forked(Generic[T]):
     """`work()` being done in a forked child; `join()` gives its result (`decode` of what
-    `encode` made of it there), `cancel()` stops the child. `told` hears the child's exit
-    code (a signal's number, negative) when the work was done here after all.
+    `encode` made of it there), `cancel()` stops the child. `told` hears why the work was done
+    here after all: the child's exit code (`exit code 1`; a signal's number, negative), or a
+    message `decode` could not read.
 
     The child may do `there()` instead (`encode` is then unused), which gives the message to
     send itself and may talk with this process over the descriptors `kept` open in it (every
@@ -78,7 +80,7 @@ class Forked(Generic[T]):
         work: Callable[[], T],
         encode: Callable[[T], bytes],
         decode: Callable[[memoryview], T],
-        told: Callable[[int], None],
+        told: Callable[[str], None],
         there: Callable[[], bytes] | None = None,
         kept: tuple[int, ...] = (),
     ) -> None:
@@ -125,12 +127,16 @@ class Forked(Generic[T]):
         _, status = os.waitpid(self.pid, 0)
         self.pid = 0
         if status or not message:
-            self.told(os.waitstatus_to_exitcode(status))
+            self.told(f"exit code {os.waitstatus_to_exitcode(status)}")
             return self.work()
         body = memoryview(message)[1:]
         if message[:1] == b"E":
             raise msgspec.msgpack.decode(body, type=Failed).error()
-        return self.decode(body)
+        try:
+            return self.decode(body)
+        except Exception as exc:  # a bug of ours: the work is done here, and it is said
+            self.told(f"its message unreadable: {type(exc).__name__}")
+            return self.work()
 
     def cancel(self) -> None:
         """Stop the child if it is still at work (the caller failed, or an interrupt). Killed at

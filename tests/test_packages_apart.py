@@ -24,6 +24,7 @@ from snapdiff.compare.causesapart import CausesApart
 from snapdiff.compare.diff import diff_snapshots
 from snapdiff.forked import Forked
 from snapdiff.render import render_json, render_markdown
+from snapdiff.report import PackageChange
 from snapdiff.sources import load_pair
 
 
@@ -130,6 +131,27 @@ def test_a_child_that_fails_is_told_and_the_packages_compared_here(
     assert (
         "snapdiff: warning: comparing packages in a second process failed (exit code 1);"
         " compared here\n" in captured.err
+    )
+
+
+def test_a_message_from_the_child_that_cannot_be_read_is_told_and_compared_here(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], children: list[int]
+) -> None:
+    encode = packagesapart._encode
+
+    def truncated(found: list[PackageChange]) -> bytes:
+        return encode(found)[:-1]  # a bug of ours: the last byte left out
+
+    case = CASES / "many-packages"
+    monkeypatch.setattr(packagesapart, "_encode", truncated)
+    monkeypatch.chdir(case)
+    assert main(["old", "new", "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert len(children) == 1 and no_child_left()
+    assert captured.out == (case / "expected.json").read_text(encoding="utf-8")
+    assert (
+        "snapdiff: warning: comparing packages in a second process failed (its message"
+        " unreadable: DecodeError); compared here\n" in captured.err
     )
 
 

@@ -50,9 +50,9 @@ class CausesApart:
             lambda: rebuild_causes(old, new, missing=False), _encode, _decode, self._failed
         )
 
-    def _failed(self, status: int) -> None:
+    def _failed(self, why: str) -> None:
         self.told(
-            f"working out why specs were rebuilt in a second process failed (exit code {status});"
+            f"working out why specs were rebuilt in a second process failed ({why});"
             " worked out here"
         )
 

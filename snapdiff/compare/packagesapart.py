@@ -102,9 +102,9 @@ def _as_made(change: PackageChange) -> PackageChange:
     return dataclasses.replace(change, specs_changed=specs)
 
 
-def _failed(told: Told) -> Callable[[int], None]:
-    def failed(status: int) -> None:
-        told(f"comparing packages in a second process failed (exit code {status}); compared here")
+def _failed(told: Told) -> Callable[[str], None]:
+    def failed(why: str) -> None:
+        told(f"comparing packages in a second process failed ({why}); compared here")
 
     return failed
 

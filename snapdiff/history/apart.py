@@ -80,8 +80,8 @@ def history_apart(
     if len(parts) != 2:
         raise ValueError("a range is walked whole or in two halves")
 
-    def failed(code: int) -> None:
-        warn(f"{end}: the later half failed in a second process (exit code {code}); diffed here")
+    def failed(why: str) -> None:
+        warn(f"{end}: the later half failed in a second process ({why}); diffed here")
 
     child = Forked(lambda: _Later.diffed(parts[1], filters), _Later.encode, _Later.decode, failed)
     try:

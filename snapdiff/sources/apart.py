@@ -23,11 +23,11 @@ if TYPE_CHECKING:
 __all__ = ["ApartSource", "DirectoryApart", "read_apart"]
 
 
-def _failed(arg: str, options: LoadOptions) -> Callable[[int], None]:
+def _failed(arg: str, options: LoadOptions) -> Callable[[str], None]:
     """What a side read here after all, its child having failed, tells the user."""
 
-    def told(code: int) -> None:
-        options.warn(f"{arg}: reading it in a second process failed (exit code {code}); read here")
+    def told(why: str) -> None:
+        options.warn(f"{arg}: reading it in a second process failed ({why}); read here")
 
     return told
 

@@ -163,7 +163,7 @@ class DirectoryApart:
     both sides hold, `cancel()` stops it. Without two pipes, the child reads NEW and sends
     all of it back (`_here`)."""
 
-    def __init__(self, arg: str, options: LoadOptions, told: Callable[[int], None]) -> None:
+    def __init__(self, arg: str, options: LoadOptions, told: Callable[[str], None]) -> None:
         self.arg, self.options = arg, options
         keep_going = options.keep_going
         pipes = _pipes()

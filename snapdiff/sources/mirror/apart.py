@@ -127,11 +127,10 @@ def _decode(message: bytes | memoryview, shared: Interned | None = None) -> Read
 class Apart(Forked[Read]):
     """A side being read in a forked child (`forked.Forked`): `join()` gives it, `cancel()`
     stops the child. `read` is given the other side's values (`shared`, set before `join`;
-    none in the child), `told` hears the child's exit code when the side was read here after
-    all."""
+    none in the child), `told` hears why when the side was read here after all."""
 
     def __init__(
-        self, read: Callable[[Interned | None], Read], told: Callable[[int], None]
+        self, read: Callable[[Interned | None], Read], told: Callable[[str], None]
     ) -> None:
         self.shared: Interned | None = None
         super().__init__(
