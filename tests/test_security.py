@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ from typing import Any
 
 import pytest
 from clirun import V1, V2, run
-from gitrepo import commit, git
+from gitrepo import commit, git, new_repo
 from markdown_it import MarkdownIt
 from pagegen import page_text, spec, write_page
 
@@ -662,3 +663,34 @@ def test_a_version_beyond_what_int_reads_here_is_ordered() -> None:
         env={**os.environ, "PYTHONINTMAXSTRDIGITS": "640"},
     )
     assert done.returncode == 0 and done.stdout == "[1, 650, 700]\n", done.stderr
+
+
+# 15. An unchanged page's `meta` counting a stack below one spec, or above the page's specs, was
+# trusted (from a directory, or a git revision's cached tally): a stack's count in the report
+# went negative.
+
+
+@pytest.mark.parametrize("git_mode", [False, True])
+@pytest.mark.parametrize("lie", [-4, 0, 3])
+def test_an_unchanged_page_whose_meta_counts_a_stack_impossibly_is_read_instead(
+    lie: int, git_mode: bool, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sides = [tmp_path / side for side in ("old", "new")]
+    for side in sides:
+        page = write_page(side, "zlib", [spec("a"), spec("b", stacks=("e4s",))])
+        text = page.read_text().replace('{"e4s": 2, "root": 1}', f'{{"e4s": {lie}, "root": 1}}')
+        page.write_text(text)
+    write_page(sides[0], "cmake", [spec("c")])
+    write_page(sides[1], "cmake", [spec("c"), spec("d")])
+    argv = [str(side) for side in sides]
+    if git_mode:
+        repo = new_repo(tmp_path / "repo")
+        for day, side in enumerate(sides, start=1):
+            shutil.rmtree(repo / "_cache", ignore_errors=True)
+            shutil.copytree(side / "_cache", repo / "_cache")
+            commit(repo, side.name, day)
+        argv = ["HEAD~1", "HEAD", "--repo", str(repo), "--cache-dir", str(tmp_path / "cache")]
+    code, out, err = run([*argv, "--format", "json"], capsys)
+    assert code == 0 and "meta.num_specs_by_stack disagrees with spec_details" in err
+    e4s = next(stack for stack in json.loads(out)["stacks"] if stack["name"] == "e4s")
+    assert (e4s["specs_old"], e4s["specs_new"]) == (3, 4)  # zlib's 2, and cmake's 1 then 2

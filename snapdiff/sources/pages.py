@@ -224,10 +224,11 @@ def counts_from_meta(data: bytes, source: str, digest: str) -> ParsedPage:
     """A counts-only page read from its `meta` line, `spec_details` left unparsed.
 
     For content both sides hold (equal by construction, never compared). The number of `"hash":`
-    keys in `spec_details` must match meta's `num_specs`; when it does not, or meta lacks the
-    counts, or the page is in another form, or some of its specs have a compiler and some do
-    not (meta does not count them per stack), it is parsed for its counts instead (and any
-    disagreement between meta and spec_details is warned about).
+    keys in `spec_details` must match meta's `num_specs`, and each stack's count be 1 to that
+    number; when not, or meta lacks the counts, or the page is in another form, or some of its
+    specs have a compiler and some do not (meta does not count them per stack), it is parsed
+    for its counts instead (and any disagreement between meta and spec_details is warned
+    about).
     """
     check_size(len(data), source)
     data = without_bom(data)
@@ -243,7 +244,9 @@ def counts_from_meta(data: bytes, source: str, digest: str) -> ParsedPage:
     if (
         type(count) is not int
         or not isinstance(by_stack, dict)
-        or not all(type(k) is str and type(v) is int for k, v in by_stack.items())
+        or not all(
+            type(k) is str and type(v) is int and 0 < v <= count for k, v in by_stack.items()
+        )
         or data.count(b'"hash":', *found[1]) != count
     ):
         return parse_page(data, source, digest, full=False)

@@ -23,7 +23,7 @@ from .tallies import UnitTally
 
 __all__ = ["FORMAT", "MAX_BYTES", "TallyCache", "default_cache_dir"]
 
-FORMAT = 3  # bump when what a tally holds, or how pages are counted, changes (then old files
+FORMAT = 4  # bump when what a tally holds, or how pages are counted, changes (then old files
 # are simply not found: they sit in another folder)
 MAX_BYTES = 256 * 2**20  # the folder's size bound: about 40 all-tags revisions
 # Tallies held in memory, the most recently used: a pair asks for both sides' units (one per tag
