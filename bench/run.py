@@ -551,7 +551,8 @@ def main() -> int:
     args = parser.parse_args()
     # Time snapdiff byte-compiled, as an installed wheel runs: with PYTHONDONTWRITEBYTECODE set
     # (this project's machines set it), a work tree or an editable install compiled its ~80
-    # modules again on every run, about 60 ms; the warm-up run now writes their bytecode.
+    # modules again on every run, about 60 ms. Dropped for every command this script runs: the
+    # warm-up run now writes snapdiff's bytecode.
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     load = os.getloadavg()[0]
     print(

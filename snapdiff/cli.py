@@ -112,14 +112,6 @@ def _cache_dir(args: argparse.Namespace) -> str | None:
     return str(args.cache_dir) if args.cache_dir else default_cache_dir()
 
 
-# Specs read in full (both sides) above which a pair of pages is freed before rendering, not
-# kept to the end: release to release at all tags (840,000 specs), the rendering's data took
-# another 400 MiB on top of them, for a peak of 985 MiB; freeing them first (0.24 s) leaves
-# 859 MiB with the packages compared in two processes (`compare.packagesapart`). Not build-cache
-# indexes: their peak is in reading, and freeing their graphs only cost time (measured).
-_FREED_ABOVE = 400_000
-
-
 def _warn(text: str) -> None:
     print(f"snapdiff: warning: {printable(text)}", file=sys.stderr)
 
@@ -157,10 +149,8 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         causes.cancel()  # an error or an interrupt while the child works
     report = dataclasses.replace(report, gates=_gates(report, args))
-    if old.graph or new.graph or old.specs_read + new.specs_read <= _FREED_ABOVE:
-        KEPT(old, new)
-    del old, new  # a big pair's pages freed here, for the rendering to reuse their memory
-    KEPT(report)
+    KEPT.diffed(old, new, report)
+    del old, new  # a big report's pages freed here (unless kept), before rendering
     for warning in _usage_warnings(report, args):
         print(f"snapdiff: warning: {warning}", file=sys.stderr)
     for warning in report.warnings:

@@ -223,21 +223,40 @@ def test_the_split_gives_the_same_bytes_whatever_the_hash_seed(fmt: str) -> None
 @pytest.mark.parametrize(
     ("case", "freed_above", "freed"),
     [
-        ("real-v1-v2", 0, True),  # pages above the bound: freed before rendering
+        ("real-v1-v2", 0, True),  # a report above the bound: its pages freed before rendering
         ("real-v1-v2", 10**6, False),  # below it: kept to the end of the process
-        ("causes-real-v8", 0, False),  # indexes: their graphs are kept, whatever their size
+        ("causes-real-v8", 0, False),  # two indexes: their pages and graphs kept, whatever size
     ],
 )
-def test_the_command_frees_a_big_pair_of_pages_before_rendering_and_writes_the_same_report(
+def test_the_command_frees_a_big_reports_pages_before_rendering_and_writes_the_same_report(
     case: str, freed_above: int, freed: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from snapdiff import cli
-    from snapdiff.process import KEPT
+    import gc
 
-    monkeypatch.setattr(cli, "_FREED_ABOVE", freed_above)
-    monkeypatch.setattr(KEPT, "on", True)
-    monkeypatch.setattr(KEPT, "_built", [])
+    from snapdiff import cli, process, sources
+    from snapdiff.model import Page
+    from snapdiff.render import formats
+
+    read: set[int] = set()  # the pages' ids: a reference would keep them alive
+    alive: list[int] = []
+
+    def load_pair(*args: Any, **named: Any) -> Any:
+        pair = sources_load_pair(*args, **named)
+        read.update(id(page) for side in pair for page in side.pages.values())
+        return pair
+
+    def render_report(*args: Any) -> Any:
+        alive.append(sum(id(o) in read for o in gc.get_objects() if isinstance(o, Page)))
+        return cli_render_report(*args)
+
+    sources_load_pair, cli_render_report = sources.load_pair, formats.render_report
+    monkeypatch.setattr(sources, "load_pair", load_pair)
+    monkeypatch.setattr(cli, "render_report", render_report)
+    monkeypatch.setattr(process, "FREED_ABOVE", freed_above)
+    monkeypatch.setattr(process.KEPT, "on", True)
+    monkeypatch.setattr(process.KEPT, "_built", [])
     actual = render(case, "json", tmp_path, monkeypatch)
     assert actual == (CASES / case / "expected.json").read_text(encoding="utf-8")
-    kept = [type(found).__name__ for found in KEPT._built]
+    assert read and alive == [0 if freed else len(read)]  # no page of the pair left, or all
+    kept = [type(found).__name__ for found in process.KEPT._built]
     assert kept == (["Report"] if freed else ["Snapshot", "Snapshot", "Report"])

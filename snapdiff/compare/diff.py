@@ -180,7 +180,8 @@ def diff_snapshots(
     and stack moves are still found. With `apart` (the command), the causes of rebuilds are
     worked out in a forked child while the pages are compared (started when the graphs were
     read, if `apart.start` was given as `LoadOptions.graphs`); with no causes to work out, the
-    later packages of a big diff are compared in one (`packagesapart`).
+    later packages of a big diff are compared in one (`packagesapart`: its records are copies,
+    which take memory beside the pages).
     """
     if not old.pairs_with(new):
         raise UsageError(

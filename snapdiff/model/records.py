@@ -223,11 +223,6 @@ class Snapshot:
         held = sum(page.spec_count for page in self.pages.values())
         return held + sum(self.rest.specs.values())
 
-    @property
-    def specs_read(self) -> int:
-        """How many specs the snapshot holds as entries (of pages read in full, not counted)."""
-        return sum(page.spec_count for page in self.pages.values() if page.entries is not None)
-
     def pairs_with(self, other: Snapshot) -> bool:
         """Whether the two can be diffed: what either holds only as counts (pages with no
         entries, and `rest`), the other holds alike. Snapshots read in full always pair."""
