@@ -22,9 +22,10 @@ import msgspec
 from . import errors
 from .errors import SnapdiffError
 
-__all__ = ["Failed", "Forked", "as_bytes", "as_text"]
+__all__ = ["Failed", "Forked", "Told", "as_bytes", "as_text"]
 
 T = TypeVar("T")
+Told = Callable[[str], None]  # hears a line: a warning, or why the work was done here
 
 
 def as_bytes(text: str) -> bytes:
@@ -80,7 +81,7 @@ class Forked(Generic[T]):
         work: Callable[[], T],
         encode: Callable[[T], bytes],
         decode: Callable[[memoryview], T],
-        told: Callable[[str], None],
+        told: Told,
         there: Callable[[], bytes] | None = None,
         kept: tuple[int, ...] = (),
     ) -> None:

@@ -5,12 +5,11 @@ dependencies, which need no walk, are found here meanwhile."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 
 import msgspec
 
-from ..forked import Forked
+from ..forked import Forked, Told
 from ..model import Graph
 from ..report import Rebuilds
 from .rebuilds import missing_dependencies, rebuild_causes
@@ -35,7 +34,7 @@ class CausesApart:
     hears why they were worked out here after all. A context manager: leaving it stops a child
     still at work (`load_pair` failed after the graphs were read)."""
 
-    def __init__(self, told: Callable[[str], None]) -> None:
+    def __init__(self, told: Told) -> None:
         self.told = told
         self.graphs: tuple[Graph, Graph] | None = None
         self.child: Forked[Found] | None = None

@@ -9,13 +9,14 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..errors import UsageError, printable
+from ..forked import Told
 from ..model import Filters, Page, Snapshot
 from ..report import PackageChange, Rebuilds, Report, Side, StackChange, Summary
 from .builtas import next_diff
 from .coverage import stack_coverage
 from .filters import apply_filters, check_filters, in_question
 from .package import Asked, Key, Moves, package_change, page_entries
-from .packagesapart import Told, compared_apart
+from .packagesapart import compared_apart
 from .rebuilds import narrow_rebuilds, rebuild_causes
 
 if TYPE_CHECKING:

@@ -23,13 +23,12 @@ from typing import TypeVar
 
 import msgspec
 
-from ..forked import Forked
+from ..forked import Forked, Told
 from ..report import FieldChange, PackageChange
 from .package import Key
 
-__all__ = ["Told", "compared_apart"]
+__all__ = ["compared_apart"]
 
-Told = Callable[[str], None]  # hears a warning
 T = TypeVar("T")
 
 # Specs on the differing pages (both sides) below which a second process costs more than it
@@ -103,7 +102,7 @@ def _as_made(change: PackageChange) -> PackageChange:
     return dataclasses.replace(change, specs_changed=specs)
 
 
-def _failed(told: Told) -> Callable[[str], None]:
+def _failed(told: Told) -> Told:
     def failed(why: str) -> None:
         told(f"comparing packages in a second process failed ({why}); compared here")
 

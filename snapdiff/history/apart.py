@@ -13,17 +13,16 @@ import pickle
 from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from ..errors import SnapdiffError
-from ..forked import Failed, Forked
+from ..forked import Failed, Forked, Told
 from ..model import Filters
 from .records import History, Pair, Stepped
 from .walk import stepped, walk
 
 __all__ = ["Part", "history_apart"]
 
-Said = Callable[[str], None]
 # A part of a range's pairs, given where its warnings go (`sources.HistoryPart`, typed here as
 # the walk sees it: `history` imports no `sources`).
-Part = Callable[[Said], Iterable[Pair]]
+Part = Callable[[Told], Iterable[Pair]]
 
 
 class _Later:
@@ -68,10 +67,10 @@ def history_apart(
     parts: Sequence[Part],
     start: str,
     end: str,
-    warn: Said,
+    warn: Told,
     filters: Filters | None = None,
     merge_base_of: tuple[str, str] | None = None,
-    progress: Said = lambda text: None,
+    progress: Told = lambda text: None,
 ) -> History:
     """`walk.history` of consecutive parts of a range (`sources.history_parts`): with two, the
     later is diffed in a child; each warning is said once, in the order one walk says them."""
@@ -91,7 +90,7 @@ def history_apart(
 
 
 def _steps(
-    first: Part, child: Forked[_Later], filters: Filters | None, warn: Said, progress: Said
+    first: Part, child: Forked[_Later], filters: Filters | None, warn: Told, progress: Told
 ) -> Iterator[Stepped]:
     """The first half's steps as this process diffs them, then the child's."""
     told: set[str] = set()

@@ -7,9 +7,10 @@ there: `dirapart`).
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
+from ..forked import Told
 from .dirapart import DirectoryApart
 from .git.reader import quiet
 from .kinds import IndexSource, LoadOptions, Source, local_indexes
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 __all__ = ["ApartSource", "DirectoryApart", "read_apart"]
 
 
-def _failed(arg: str, options: LoadOptions) -> Callable[[str], None]:
+def _failed(arg: str, options: LoadOptions) -> Told:
     """What a side read here after all, its child having failed, tells the user."""
 
     def told(why: str) -> None:

@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import msgspec
 
 from ..errors import InputError
-from ..forked import Forked, as_bytes, as_text
+from ..forked import Forked, Told, as_bytes, as_text
 from ..model import Page, Snapshot
 from .directory import read_directory
 from .kinds import DirectorySource, LoadOptions, Source, pages_snapshot
@@ -163,7 +162,7 @@ class DirectoryApart:
     both sides hold, `cancel()` stops it. Without two pipes, the child reads NEW and sends
     all of it back (`_here`)."""
 
-    def __init__(self, arg: str, options: LoadOptions, told: Callable[[str], None]) -> None:
+    def __init__(self, arg: str, options: LoadOptions, told: Told) -> None:
         self.arg, self.options = arg, options
         keep_going = options.keep_going
         pipes = _pipes()

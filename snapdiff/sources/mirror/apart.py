@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from ...forked import Forked
+from ...forked import Forked, Told
 from ...model import EdgeKind, Node
 from .index import Read
 from .nodes import Interned
@@ -129,9 +129,7 @@ class Apart(Forked[Read]):
     stops the child. `read` is given the other side's values (`shared`, set before `join`;
     none in the child), `told` hears why when the side was read here after all."""
 
-    def __init__(
-        self, read: Callable[[Interned | None], Read], told: Callable[[str], None]
-    ) -> None:
+    def __init__(self, read: Callable[[Interned | None], Read], told: Told) -> None:
         self.shared: Interned | None = None
         super().__init__(
             lambda: read(self.shared),
