@@ -130,14 +130,26 @@ class Forked(Generic[T]):
         if status or not message:
             self.told(f"exit code {os.waitstatus_to_exitcode(status)}")
             return self.work()
+        try:
+            found = self._decoded(message)
+        except (SnapdiffError, MemoryError):
+            raise
+        except Exception as exc:  # a bug of ours: said, and the work done here
+            why = f"its message unreadable: {type(exc).__name__}"
+        else:
+            if isinstance(found, Failed):
+                raise found.error()
+            return found
+        del message  # not held while the work is done again
+        self.told(why)
+        return self.work()
+
+    def _decoded(self, message: bytes) -> T | Failed:
+        """The result in the child's message, or the error it says."""
         body = memoryview(message)[1:]
         if message[:1] == b"E":
-            raise msgspec.msgpack.decode(body, type=Failed).error()
-        try:
-            return self.decode(body)
-        except Exception as exc:  # a bug of ours: the work is done here, and it is said
-            self.told(f"its message unreadable: {type(exc).__name__}")
-            return self.work()
+            return msgspec.msgpack.decode(body, type=Failed)
+        return self.decode(body)
 
     def cancel(self) -> None:
         """Stop the child if it is still at work (the caller failed, or an interrupt). Killed at

@@ -217,3 +217,24 @@ def test_a_child_ends_on_an_interrupt_whatever_the_caller_handles(forks: list[in
         assert signal.getsignal(signal.SIGTERM) is handler
     finally:
         signal.signal(signal.SIGTERM, was)
+
+
+def test_an_error_message_from_the_child_that_cannot_be_read_leaves_the_work_here(
+    forks: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A child's error is raised here as it was; one whose message cannot be read (a bug of
+    ours) is said, and the work done here, as for a child that failed."""
+    from snapdiff import forked
+    from snapdiff.errors import InputError
+
+    def failing() -> bytes:
+        raise InputError("page.md", "bad", "fix it")
+
+    told: list[str] = []
+    child = forked.Forked(lambda: b"done here", bytes, bytes, told.append, there=failing)
+    with pytest.raises(InputError, match=r"page\.md: bad"):
+        child.join()
+    monkeypatch.setattr(forked.Failed, "of", classmethod(lambda cls, exc: ["not", "a", "Failed"]))
+    child = forked.Forked(lambda: b"done here", bytes, bytes, told.append, there=failing)
+    assert child.join() == b"done here" and len(forks) == 2 and no_child_left()
+    assert told == ["its message unreadable: ValidationError"]

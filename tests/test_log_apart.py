@@ -142,6 +142,22 @@ def test_a_child_that_fails_leaves_the_later_half_to_be_diffed_here(
     assert "main: the later half failed in a second process (exit code 1); diffed here" in err
 
 
+def test_a_message_from_the_child_cut_short_leaves_the_later_half_to_be_diffed_here(
+    repo: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    forks: list[int],
+) -> None:
+    _, expected, _ = _log(repo, capsys)
+    forks.clear()
+    encode = apart_module._Later.encode
+    monkeypatch.setattr(apart_module._Later, "encode", lambda later: encode(later)[:-1])
+    code, out, err = _log(repo, capsys)  # was an internal error: the last step unpickled late
+    assert code == 0 and out == expected and len(forks) == 1 and no_child_left()
+    said = "main: the later half failed in a second process (its message unreadable: ValueError)"
+    assert f"{said}; diffed here" in err
+
+
 def test_a_page_twice_before_the_middle_reads_as_in_one_walk(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],

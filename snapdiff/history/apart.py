@@ -60,6 +60,8 @@ class _Later:
         for length in sizes:
             later.steps.append(message[at : at + length])
             at += length
+        if at != len(message):  # a step cut short, or bytes left over: unread, not misread
+            raise ValueError(f"steps of {at - 8 - size:,} bytes in {len(message):,}")
         return later
 
 
