@@ -15,7 +15,7 @@ from .errors import SnapdiffError, UsageError, printable
 from .gates import parse_gates, tripped
 from .options import filters, parse
 from .output import TerminalProgress, write, write_atomically
-from .process import KEPT, collector_paused, terminated_cleanly
+from .process import KEPT, collector_paused, heap_returned, terminated_cleanly
 from .render.budget import budget
 from .render.formats import FORMATS, Rendering, render_history, render_report
 from .render.links import links_from
@@ -145,6 +145,7 @@ def _run(args: argparse.Namespace) -> int:
             old, new = load_pair(*_sides(args.old, args.new, args.repo), options, narrow)
         finally:
             progress.done()
+        heap_returned(old, new)
         report = diff_snapshots(old, new, narrow, apart=causes)
     finally:
         causes.cancel()  # an error or an interrupt while the child works

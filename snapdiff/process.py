@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from .model import Snapshot
     from .report import Report
 
-__all__ = ["KEPT", "Kept", "collector_paused", "terminated_cleanly"]
+__all__ = ["KEPT", "Kept", "collector_paused", "heap_returned", "terminated_cleanly"]
 
 
 @contextmanager
@@ -87,3 +87,20 @@ class Kept:
 
 
 KEPT = Kept()
+
+
+def heap_returned(old: Snapshot, new: Snapshot) -> None:
+    """After loading a big pair (more than `FREED_ABOVE` specs, both sides), the memory the C
+    allocator holds free handed back to the system (glibc's `malloc_trim`; with another C
+    library, nothing). From directories at all tags, both sides' page bytes, read and parsed,
+    left 300 MiB free there, which Python's own objects (from arenas of their own) never reuse:
+    trimming it (0.02 s) took the peak from 1,023 to 844 MiB."""
+    if old.spec_count + new.spec_count <= FREED_ABOVE:
+        return
+    import ctypes  # 2 ms: only for a big pair
+
+    try:
+        trim = ctypes.CDLL(None).malloc_trim
+    except (AttributeError, OSError, TypeError):  # no glibc, or no handle on the C library
+        return
+    trim(0)

@@ -260,3 +260,36 @@ def test_the_command_frees_a_big_reports_pages_before_rendering_and_writes_the_s
     assert read and alive == [0 if freed else len(read)]  # no page of the pair left, or all
     kept = [type(found).__name__ for found in process.KEPT._built]
     assert kept == (["Report"] if freed else ["Snapshot", "Snapshot", "Report"])
+
+
+class _Libc:
+    """A C library with glibc's `malloc_trim`, recording its calls."""
+
+    def __init__(self) -> None:
+        self.calls: list[int] = []
+
+    def malloc_trim(self, pad: int) -> int:
+        self.calls.append(pad)
+        return 1
+
+
+@pytest.mark.parametrize(
+    ("freed_above", "libc", "trimmed"),
+    [(0, _Libc(), [0]), (10**6, _Libc(), []), (0, object(), None)],  # object(): not glibc
+)
+def test_after_loading_a_big_pair_the_c_allocators_free_memory_is_handed_back(
+    freed_above: int,
+    libc: object,
+    trimmed: list[int] | None,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import ctypes
+
+    from snapdiff import process
+
+    monkeypatch.setattr(ctypes, "CDLL", lambda name: libc)
+    monkeypatch.setattr(process, "FREED_ABOVE", freed_above)
+    actual = render("real-v1-v2", "json", tmp_path, monkeypatch)
+    assert actual == (CASES / "real-v1-v2" / "expected.json").read_text(encoding="utf-8")
+    assert getattr(libc, "calls", None) == trimmed  # trimmed once after loading, or not at all
