@@ -68,7 +68,7 @@ class Forked(Generic[T]):
     """`work()` being done in a forked child; `join()` gives its result (`decode` of what
     `encode` made of it there), `cancel()` stops the child. `told` hears why the work was done
     here after all: the child's exit code (`exit code 1`; a signal's number, negative), or a
-    message `decode` could not read.
+    message that could not be read (its result's or its error's).
 
     The child may do `there()` instead (`encode` is then unused), which gives the message to
     send itself and may talk with this process over the descriptors `kept` open in it (every
@@ -131,25 +131,29 @@ class Forked(Generic[T]):
             self.told(f"exit code {os.waitstatus_to_exitcode(status)}")
             return self.work()
         try:
-            found = self._decoded(message)
-        except (SnapdiffError, MemoryError):
+            said = self._decoded(message)
+        except SnapdiffError:
             raise
         except Exception as exc:  # a bug of ours: said, and the work done here
             why = f"its message unreadable: {type(exc).__name__}"
         else:
-            if isinstance(found, Failed):
-                raise found.error()
-            return found
+            return said()
         del message  # not held while the work is done again
         self.told(why)
         return self.work()
 
-    def _decoded(self, message: bytes) -> T | Failed:
-        """The result in the child's message, or the error it says."""
+    def _decoded(self, message: bytes) -> Callable[[], T]:
+        """What the child's message says: its result, or (when called) its error raised here."""
         body = memoryview(message)[1:]
         if message[:1] == b"E":
-            return msgspec.msgpack.decode(body, type=Failed)
-        return self.decode(body)
+            error = msgspec.msgpack.decode(body, type=Failed).error()
+
+            def raised() -> T:
+                raise error
+
+            return raised
+        found = self.decode(body)
+        return lambda: found
 
     def cancel(self) -> None:
         """Stop the child if it is still at work (the caller failed, or an interrupt). Killed at

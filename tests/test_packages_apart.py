@@ -274,22 +274,28 @@ class _Libc:
 
 
 @pytest.mark.parametrize(
-    ("freed_above", "libc", "trimmed"),
-    [(0, _Libc(), [0]), (10**6, _Libc(), []), (0, object(), None)],  # object(): not glibc
+    ("trimmed_above", "glibc", "trimmed"),
+    [
+        (9, True, [0]),  # 10 pages (5 a side), more than the bound: trimmed once
+        (10, True, []),  # as many as the bound: not
+        (0, False, None),  # another C library: nothing to call, nothing said
+    ],
 )
-def test_after_loading_a_big_pair_the_c_allocators_free_memory_is_handed_back(
-    freed_above: int,
-    libc: object,
+def test_after_loading_many_pages_the_c_allocators_free_memory_is_handed_back(
+    trimmed_above: int,
+    glibc: bool,
     trimmed: list[int] | None,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     import ctypes
 
     from snapdiff import process
 
+    libc = _Libc() if glibc else object()
     monkeypatch.setattr(ctypes, "CDLL", lambda name: libc)
-    monkeypatch.setattr(process, "FREED_ABOVE", freed_above)
+    monkeypatch.setattr(process, "TRIMMED_ABOVE", trimmed_above)
     actual = render("real-v1-v2", "json", tmp_path, monkeypatch)
     assert actual == (CASES / "real-v1-v2" / "expected.json").read_text(encoding="utf-8")
-    assert getattr(libc, "calls", None) == trimmed  # trimmed once after loading, or not at all
+    assert getattr(libc, "calls", None) == trimmed and not capsys.readouterr().err
