@@ -121,14 +121,7 @@ def test_a_warning_both_halves_give_is_said_once(
     assert err.count("cannot write the cache") == 1, err
 
 
-def test_a_child_that_fails_leaves_the_later_half_to_be_diffed_here(
-    repo: Path,
-    capsys: pytest.CaptureFixture[str],
-    monkeypatch: pytest.MonkeyPatch,
-    forks: list[int],
-) -> None:
-    _, expected, _ = _log(repo, capsys)
-    forks.clear()
+def _child_raises(monkeypatch: pytest.MonkeyPatch) -> None:
     parent = os.getpid()
 
     def broken_there(*args: object) -> object:
@@ -137,12 +130,21 @@ def test_a_child_that_fails_leaves_the_later_half_to_be_diffed_here(
         return stepped(*args)  # type: ignore[arg-type]
 
     monkeypatch.setattr(apart_module, "stepped", broken_there)
-    code, out, err = _log(repo, capsys)
-    assert code == 0 and out == expected and len(forks) == 1 and no_child_left()
-    assert "main: the later half failed in a second process (exit code 1); diffed here" in err
 
 
-def test_a_message_from_the_child_cut_short_leaves_the_later_half_to_be_diffed_here(
+def _message_cut_short(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Was an internal error: the last step was unpickled late."""
+    encode = apart_module._Later.encode
+    monkeypatch.setattr(apart_module._Later, "encode", lambda later: encode(later)[:-1])
+
+
+@pytest.mark.parametrize(
+    ("broken", "why"),
+    [(_child_raises, "exit code 1"), (_message_cut_short, "its message unreadable: ValueError")],
+)
+def test_a_child_that_fails_or_whose_message_is_cut_short_leaves_the_later_half_here(
+    broken: Callable[[pytest.MonkeyPatch], None],
+    why: str,
     repo: Path,
     capsys: pytest.CaptureFixture[str],
     monkeypatch: pytest.MonkeyPatch,
@@ -150,12 +152,10 @@ def test_a_message_from_the_child_cut_short_leaves_the_later_half_to_be_diffed_h
 ) -> None:
     _, expected, _ = _log(repo, capsys)
     forks.clear()
-    encode = apart_module._Later.encode
-    monkeypatch.setattr(apart_module._Later, "encode", lambda later: encode(later)[:-1])
-    code, out, err = _log(repo, capsys)  # was an internal error: the last step unpickled late
+    broken(monkeypatch)
+    code, out, err = _log(repo, capsys)
     assert code == 0 and out == expected and len(forks) == 1 and no_child_left()
-    said = "main: the later half failed in a second process (its message unreadable: ValueError)"
-    assert f"{said}; diffed here" in err
+    assert f"main: the later half failed in a second process ({why}); diffed here" in err
 
 
 def test_a_page_twice_before_the_middle_reads_as_in_one_walk(

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -115,43 +116,38 @@ def test_what_msgpack_cannot_hold_comes_back_whole(tmp_path: Path, children: lis
     assert render_markdown(apart) == render_markdown(here)
 
 
-def test_a_child_that_fails_is_told_and_the_packages_compared_here(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], children: list[int]
-) -> None:
-    def broken(found: object) -> bytes:
-        raise RuntimeError("a bug in the child")
+_ENCODE = packagesapart._encode
 
+
+def _raising(found: list[PackageChange]) -> bytes:
+    raise RuntimeError("a bug in the child")
+
+
+def _cut_short(found: list[PackageChange]) -> bytes:
+    return _ENCODE(found)[:-1]  # a bug of ours: the last byte left out (an internal error before)
+
+
+@pytest.mark.parametrize(
+    ("encode", "why"),
+    [(_raising, "exit code 1"), (_cut_short, "its message unreadable: DecodeError")],
+)
+def test_a_child_that_fails_or_whose_message_cannot_be_read_is_told_and_compared_here(
+    encode: Callable[[list[PackageChange]], bytes],
+    why: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    children: list[int],
+) -> None:
     case = CASES / "many-packages"
-    monkeypatch.setattr(packagesapart, "_encode", broken)
+    monkeypatch.setattr(packagesapart, "_encode", encode)
     monkeypatch.chdir(case)
     assert main(["old", "new", "--format", "json"]) == 0
     captured = capsys.readouterr()
     assert len(children) == 1 and no_child_left()
     assert captured.out == (case / "expected.json").read_text(encoding="utf-8")
     assert (
-        "snapdiff: warning: comparing packages in a second process failed (exit code 1);"
+        f"snapdiff: warning: comparing packages in a second process failed ({why});"
         " compared here\n" in captured.err
-    )
-
-
-def test_a_message_from_the_child_that_cannot_be_read_is_told_and_compared_here(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], children: list[int]
-) -> None:
-    encode = packagesapart._encode
-
-    def truncated(found: list[PackageChange]) -> bytes:
-        return encode(found)[:-1]  # a bug of ours: the last byte left out
-
-    case = CASES / "many-packages"
-    monkeypatch.setattr(packagesapart, "_encode", truncated)
-    monkeypatch.chdir(case)
-    assert main(["old", "new", "--format", "json"]) == 0
-    captured = capsys.readouterr()
-    assert len(children) == 1 and no_child_left()
-    assert captured.out == (case / "expected.json").read_text(encoding="utf-8")
-    assert (
-        "snapdiff: warning: comparing packages in a second process failed (its message"
-        " unreadable: DecodeError); compared here\n" in captured.err
     )
 
 
