@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
@@ -148,30 +148,76 @@ def _cut_one_row_at_a_time(
     return None
 
 
-@pytest.mark.parametrize("seed", range(30))
-def test_fit_keeps_the_most_rows_that_fit(seed: int) -> None:
-    """Rows of uneven length (synthetic sections), so that guessing from sizes is often wrong."""
-    rng = random.Random(seed)
-    totals: dict[SectionId, int] = {name: rng.randint(0, 150) for name, _ in CUT_ORDER}
-    lengths = {name: [rng.choice((4, 9, 30, 250)) for _ in range(n)] for name, n in totals.items()}
-    renders = []
+class Synthetic:
+    """Sections of rows of the given lengths, rendered as `fit` asks, with a "… N more" line
+    per cut section; counts the renders and the characters rendered."""
 
-    def render(limits: dict[SectionId, int]) -> str:
-        renders.append(1)
+    def __init__(self, lengths: dict[SectionId, list[int]]) -> None:
+        self.lengths = lengths
+        self.totals: dict[SectionId, int] = {name: len(rows) for name, rows in lengths.items()}
+        self.renders: list[int] = []
+
+    def render(self, limits: Mapping[SectionId, int]) -> str:
+        return self.listing(limits, max(self.totals.values(), default=0))
+
+    def listing(self, limits: Mapping[SectionId, int], most: int) -> str:
         text = "title\n"
-        for name, total in totals.items():
+        for name, total in self.totals.items():
             rows = limits.get(name, total)
-            text += "".join("x" * n + "\n" for n in lengths[name][:rows])
+            text += "".join("x" * n + "\n" for n in self.lengths[name][: min(rows, most)])
             text += f"… {total - rows} more\n" if rows < total else ""
+        self.renders.append(size(text))
         return text
 
-    downgrades, budget = rng.randint(0, 5), rng.randint(100, size(render({})))
-    expected = _cut_one_row_at_a_time(render, totals, downgrades, budget)
-    renders.clear()
-    found = fit(render, totals, downgrades, budget)
+
+@pytest.mark.parametrize("listed", [False, True], ids=["whole", "listing"])
+@pytest.mark.parametrize("seed", range(30))
+def test_fit_keeps_the_most_rows_that_fit(seed: int, listed: bool) -> None:
+    """Rows of uneven length (synthetic sections), so that guessing from sizes is often wrong;
+    the same text whether over-budget texts are tried listing fewer rows or not."""
+    rng = random.Random(seed)
+    lengths = {
+        name: [rng.choice((4, 9, 30, 250)) for _ in range(rng.randint(0, 150))]
+        for name, _ in CUT_ORDER
+    }
+    report = Synthetic(lengths)
+    downgrades, budget = rng.randint(0, 5), rng.randint(100, size(report.render({})))
+    expected = _cut_one_row_at_a_time(report.render, report.totals, downgrades, budget)
+    report.renders.clear()
+    listing = report.listing if listed else None
+    found = fit(report.render, report.totals, downgrades, budget, listing)
     assert expected is not None, "budgets from 100 up always fit the floors here"
     assert found == expected and size(found) <= budget
-    assert len(renders) <= 2 * len(CUT_ORDER) + 2 * max(totals.values()).bit_length()
+    if not listed:
+        bits = max(report.totals.values()).bit_length()
+        assert len(report.renders) <= 2 * len(CUT_ORDER) + 2 * bits
+
+
+def test_a_budget_far_below_the_report_renders_far_less_than_the_report() -> None:
+    """Megabytes of rows for a comment of 65,536 characters: texts over the budget are tried
+    listing a few rows of each section, so fitting never renders the whole report (a release
+    pair's Markdown is megabytes); the text is the same either way."""
+    rng = random.Random(28)
+    lengths = {name: [rng.randint(20, 400) for _ in range(3000)] for name, _ in CUT_ORDER}
+    report, budget = Synthetic(lengths), PRESETS["github"]
+    whole = fit(report.render, report.totals, 0, budget)
+    rendered_whole, report.renders[:] = sum(report.renders), []
+    assert fit(report.render, report.totals, 0, budget, report.listing) == whole
+    assert sum(report.renders) < rendered_whole / 5
+    assert max(report.renders) < size(report.render({})) / 5
+
+
+def test_the_shipped_template_lists_fewer_rows_in_fewer_characters(
+    renderer: MarkdownRenderer,
+) -> None:
+    """`fit` takes a text listing fewer rows, over the budget, to mean the whole cut is over
+    it too: with the shipped template it cuts exactly as trying every cut whole would."""
+    totals = {s.id: len(renderer.rows[s.id]) for s in SECTIONS}
+    bumps = [row["bump"] for row in renderer.rows["bumps"]]
+    downgrades = sum(1 for bump in bumps if bump and bump["kind"] == "downgrade")
+    for budget in (20_000, PRESETS["github"]):
+        expected = _cut_one_row_at_a_time(renderer, totals, downgrades, budget)
+        assert renderer.fitted(budget) == expected
 
 
 def test_fit_renders_little_even_when_row_lengths_mislead() -> None:

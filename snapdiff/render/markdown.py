@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from contextlib import suppress
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import jinja2
 import jinja2.bccache
@@ -21,7 +21,7 @@ from .jsonreport import report_to_dict
 from .links import Links
 from .markup import code, delta, finalize, html_code, number, plural, sentence, signed, some
 from .sections import SECTIONS, SectionId
-from .views import LogContext, MarkdownContext
+from .views import LogContext, MarkdownContext, Sections, SectionView
 
 if TYPE_CHECKING:  # `snapdiff log` only: the diff path need not import it
     from ..history import History
@@ -200,12 +200,22 @@ class MarkdownRenderer:
         """The Markdown with the marker's placeholder (of the same length as the marker)."""
         return _render(self._template, self._context(limits))
 
+    def _listing(self, limits: Mapping[SectionId, int], most: int) -> str:
+        """As `_render`, each section listing only its first `most` of the rows the limits
+        show, its counts (`total`, `more`) as with the limits: for `fit`, a text never longer
+        than that one."""
+        found = self._context(limits).copy()
+        views = cast(Mapping[str, SectionView[Any]], found["sections"])
+        listed = {name: {**view, "rows": view["rows"][:most]} for name, view in views.items()}
+        found["sections"] = cast(Sections, listed)
+        return _render(self._template, found)
+
     def fitted(self, budget: int) -> str:
         """The Markdown cut to fit the budget, least important sections first."""
         totals = {s.id: len(self.rows[s.id]) for s in SECTIONS}
         bumps = [p["bump"] for p in self.rows["bumps"]]
         downgrades = sum(1 for bump in bumps if bump and bump["kind"] == "downgrade")
-        return self._marked(fit(self._render, totals, downgrades, budget))
+        return self._marked(fit(self._render, totals, downgrades, budget, self._listing))
 
 
 def render_markdown(
