@@ -30,6 +30,8 @@ _HASH = attrgetter("hash")
 _PARAMETERS = attrgetter("parameters")
 _HASH_OF = itemgetter(1)  # of an edge's (name, hash)
 _NO_RAW = (msgspec.Raw(b""), msgspec.Raw(b"null"))
+_NO_PARAMETERS = (b"", b"null")  # an edge's `parameters` missing or null
+_EDGE_PARAMETERS = msgspec.json.Decoder(EdgeParameters)
 _Variants = tuple[tuple[str, ...], tuple[str, ...]]  # a page entry's, a node's (patches too)
 _Edges = tuple[tuple[EdgeKind, ...], tuple[str, ...]]
 
@@ -72,7 +74,8 @@ class Interned:
         the same from any index): values equal on both sides are then one object, compared and
         looked up by identity."""
         self.seen: dict[Any, Any] = shared.seen if shared else {}
-        self.kinds: dict[tuple[str, EdgeParameters | None], EdgeKind] = (
+        # by (name, an edge's raw `parameters`, or its `type` where it has none)
+        self.kinds: dict[tuple[str, bytes | tuple[str, ...]], EdgeKind] = (
             shared.kinds if shared else {}
         )
         # each distinct tuple of a record's edge kinds once, by the kinds' ids (records of a
@@ -104,7 +107,7 @@ class Interned:
 
     def node(self, spec: Spec, install: Install, variants: tuple[str, ...], digest: str) -> Node:
         """A record whose spec has a name as a node, with these variants (`variants()[1]`)."""
-        kinds, deps, listed = self._edges(spec)
+        kinds, deps, listed = self._edges(spec, digest)
         version = spec.version
         platform, os, target = self._arch(spec.arch)
         return Node(
@@ -155,7 +158,7 @@ class Interned:
         if annotated:
             spelled = self(annotated.replace("@=", "@"))
             return spelled
-        for kind, target in zip(*(edges if listed else self._listed(spec)), strict=True):
+        for kind, target in zip(*(edges if listed else self._listed(spec, digest)), strict=True):
             if _COMPILER_LANGUAGES.isdisjoint(kind[2]):
                 continue
             name = kind[0]
@@ -174,7 +177,7 @@ class Interned:
             return found
         return "none"
 
-    def _edges(self, spec: Spec) -> tuple[tuple[EdgeKind, ...], tuple[str, ...], bool]:
+    def _edges(self, spec: Spec, digest: str) -> tuple[tuple[EdgeKind, ...], tuple[str, ...], bool]:
         """A record's edges sorted by (name, hash), each once: their kinds, their hashes, and
         whether that is the order the record lists them in. Spack lists them sorted: then a list
         at a time in C; else (or a field missing) an edge at a time."""
@@ -182,37 +185,50 @@ class Interned:
         if not deps:
             return (), (), True
         names = list(map(_NAME, deps))
-        keys = list(zip(names, map(_PARAMETERS, deps), strict=True))
+        keys = list(zip(names, map(bytes, map(_PARAMETERS, deps)), strict=True))
         kinds = list(map(self.kinds.get, keys))
         if None in kinds:
-            if None in names or any(key[1] is None for key in keys):
-                return (*self._sorted(spec), False)  # DB 6 (`type`) or a nameless edge
-            kinds = [self.kinds.get(key) or self._kind(*key) for key in keys]
+            if None in names or any(key[1] in _NO_PARAMETERS for key in keys):
+                return (*self._sorted(spec, digest), False)  # DB 6 (`type`) or a nameless edge
+            kinds = [
+                self.kinds.get(key) or self._kind(key, digest, at) for at, key in enumerate(keys)
+            ]
         hashes = list(map(_HASH, deps))
         if None in hashes or not all(map(lt, names, islice(names, 1, None))):
-            return (*self._sorted(spec), False)  # not sorted by name, or a name twice
+            return (*self._sorted(spec, digest), False)  # not sorted by name, or a name twice
         found = cast(list[EdgeKind], kinds)  # none missing now
         return self._shared(found), tuple(map(self.seen.setdefault, hashes, hashes)), True
 
-    def _kind(self, name: str, parameters: EdgeParameters) -> EdgeKind:
+    def _kind(self, key: tuple[str, bytes | tuple[str, ...]], digest: str, at: int) -> EdgeKind:
+        """The kind of a record's edge number `at`, by (name, raw `parameters` or `type`)."""
+        name, given = key
+        if isinstance(given, tuple):  # no `parameters`: spec v2's `type`
+            parameters = EdgeParameters(given, ())
+        else:
+            try:
+                parameters = _EDGE_PARAMETERS.decode(given)
+            except msgspec.ValidationError as exc:
+                where = f"spec.dependencies[{at}].parameters"
+                raise InputError(self.source, field_error(digest, exc, where), FIX) from None
         deptypes, virtuals = self(parameters.deptypes), self(parameters.virtuals)
-        found: EdgeKind = (self(name), deptypes, virtuals, links(deptypes))
-        self.kinds[name, parameters] = found
+        found: EdgeKind = self((self(name), deptypes, virtuals, links(deptypes)))
+        self.kinds[key] = found
         return found
 
-    def _listed(self, spec: Spec) -> _Edges:
+    def _listed(self, spec: Spec, digest: str) -> _Edges:
         """A record's edges in its own order, as given (names and hashes spelled as text)."""
         kinds = []
-        for edge in spec.dependencies:
-            key = (text(edge.name), edge.parameters or EdgeParameters(edge.type, ()))
-            kinds.append(self.kinds.get(key) or self._kind(*key))
+        for at, edge in enumerate(spec.dependencies):
+            given = bytes(edge.parameters)
+            key = (text(edge.name), edge.type if given in _NO_PARAMETERS else given)
+            kinds.append(self.kinds.get(key) or self._kind(key, digest, at))
         return tuple(kinds), tuple(text(edge.hash) for edge in spec.dependencies)
 
-    def _sorted(self, spec: Spec) -> _Edges:
+    def _sorted(self, spec: Spec, digest: str) -> _Edges:
         """The slow way: an edge at a time, sorted by (name, hash), each once."""
         found: dict[tuple[str, str], EdgeKind] = {}
-        for kind, digest in zip(*self._listed(spec), strict=True):
-            key = (kind[0], digest)
+        for kind, target in zip(*self._listed(spec, digest), strict=True):
+            key = (kind[0], target)
             if key in found:
                 self.twice += 1
                 continue
