@@ -15,7 +15,7 @@ from pagegen import spec, write_page
 from snapdiff.cli import main
 from snapdiff.compare.diff import diff_snapshots
 from snapdiff.render.budget import PRESETS, fit, size
-from snapdiff.render.markdown import MarkdownRenderer
+from snapdiff.render.markdown import MarkdownRenderer, templates_dir
 from snapdiff.render.sections import CUT_ORDER, SECTIONS, SectionId
 from snapdiff.sources import load_pair
 
@@ -194,7 +194,7 @@ def test_fit_keeps_the_most_rows_that_fit(seed: int, listed: bool) -> None:
 
 
 @pytest.mark.parametrize(("rows", "longest"), [(3000, 400), (1000, 200)])
-def test_fitting_renders_far_less_than_a_report_far_over_the_budget(
+def test_fitting_renders_far_less_than_a_long_report_and_as_before_a_short_one(
     rows: int, longest: int
 ) -> None:
     """Megabytes of rows for a comment of 65,536 characters: texts over the budget are tried
@@ -202,7 +202,7 @@ def test_fitting_renders_far_less_than_a_report_far_over_the_budget(
     pair's Markdown is megabytes). A report a few budgets long is rendered whole after one
     try, as without tries. The text is the same either way."""
     rng = random.Random(28)
-    sections = [name for name, _ in CUT_ORDER][: 9 if rows > 1000 else 2]
+    sections = [s.id for s in SECTIONS][: 9 if rows > 1000 else 2]
     lengths = {name: [rng.randint(20, longest) for _ in range(rows)] for name in sections}
     report, budget = Synthetic(lengths), PRESETS["github"]
     long = size(report.render({}))
@@ -217,17 +217,48 @@ def test_fitting_renders_far_less_than_a_report_far_over_the_budget(
         assert budget < long < 5 * budget and report.renders[1:] == rendered_whole
 
 
+def _cut_whole(renderer: MarkdownRenderer, budget: int) -> str:
+    """What `fit` gives rendering every cut whole (no tries), for this renderer's report."""
+    totals = {s.id: len(renderer.rows[s.id]) for s in SECTIONS}
+    bumps = [row["bump"] for row in renderer.rows["bumps"]]
+    downgrades = sum(1 for bump in bumps if bump and bump["kind"] == "downgrade")
+    return renderer._marked(fit(renderer._render, totals, downgrades, budget))
+
+
 def test_the_shipped_template_lists_fewer_rows_in_fewer_characters(
     renderer: MarkdownRenderer,
 ) -> None:
     """`fit` takes a text listing fewer rows, over the budget, to mean the whole cut is over
-    it too: with the shipped template it cuts exactly as trying every cut whole would."""
+    it too: with the shipped template it cuts exactly as trying every cut whole would, with
+    budgets tiny next to the report (where tries go on) or not."""
+    limits: dict[SectionId, int] = {"bumps": 3}
+    whole = size(renderer(limits))
+    assert size(renderer._listing(limits, 2)) < size(renderer._listing(limits, 20)) < whole
+    assert size(renderer._listing(limits, 10**6)) == whole
     totals = {s.id: len(renderer.rows[s.id]) for s in SECTIONS}
     bumps = [row["bump"] for row in renderer.rows["bumps"]]
     downgrades = sum(1 for bump in bumps if bump and bump["kind"] == "downgrade")
     for budget in (20_000, PRESETS["github"]):
         expected = _cut_one_row_at_a_time(renderer, totals, downgrades, budget)
         assert renderer.fitted(budget) == expected
+    for budget in (1_000, 1_500, 2_500, 4_000, 7_000):
+        assert renderer.fitted(budget) == _cut_whole(renderer, budget), budget
+
+
+def test_a_template_that_needs_every_row_it_counts_is_cut_whole(
+    big: tuple[str, str], tmp_path: Path
+) -> None:
+    """A try lists fewer rows than it counts; a template indexing `rows` by a count fails on
+    one, and is then rendered whole for every cut, as it always was."""
+    shipped = (templates_dir() / "report.md.j2").read_text()
+    anchor = "{% for t in s.rows %}"
+    assert anchor in shipped
+    counted = "{% if s.rows %}Last: {{ s.rows[s.total - s.more - 1].label }}\n{% endif %}"
+    template = tmp_path / "counted.md.j2"
+    template.write_text(shipped.replace(anchor, counted + anchor, 1))
+    renderer = MarkdownRenderer(diff_snapshots(*load_pair(*big)), str(template))
+    for budget in (1_000, 4_000):
+        assert renderer.fitted(budget) == _cut_whole(renderer, budget)
 
 
 def test_fit_renders_little_even_when_row_lengths_mislead() -> None:

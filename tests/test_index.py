@@ -147,6 +147,35 @@ def test_records_carry_package_hash_and_edges_for_causes() -> None:
     )
 
 
+def test_edges_alike_written_otherwise_share_one_kind(tmp_path: Path) -> None:
+    """An edge's `parameters` is read once per way it is written (records share a few
+    thousand): written otherwise, the same kind is still one object; missing or null, the
+    edge's `type` gives it."""
+    link: dict[str, Any] = {"name": "zlib", "hash": "z" * 32}
+    types = ["build", "link"]
+    edges: list[dict[str, Any]] = [
+        {**link, "parameters": {"deptypes": types, "virtuals": []}},
+        {**link, "parameters": {"virtuals": [], "deptypes": types}},
+        {**link, "parameters": {"deptypes": types}},
+        {**link, "parameters": None, "type": types},
+        {**link, "type": types},
+    ]
+    installs = {
+        str(at) * 32: {
+            "spec": {"name": f"p{at}", "version": "1", "dependencies": [edge]},
+            "in_buildcache": True,
+        }
+        for at, edge in enumerate(edges)
+    }
+    path = tmp_path / "index.json"
+    path.write_text(json.dumps({"database": {"version": "8", "installs": installs}}))
+    graph = load_snapshot(str(path)).graph
+    assert graph is not None
+    kinds = [graph.nodes[str(at) * 32].kinds[0] for at in range(len(edges))]
+    assert kinds[0] == ("zlib", ("build", "link"), (), True)
+    assert all(kind is kinds[0] for kind in kinds)
+
+
 def test_a_spec_v2_edge_gives_its_deptypes_from_type(tmp_path: Path) -> None:
     """DB 6 (spec v2) writes `type`, not `parameters.deptypes`."""
     edge = {"name": "zlib", "hash": "b" * 32, "type": ["build", "link"]}
@@ -191,6 +220,12 @@ BAD_RECORDS = {
         "install "
         + "b" * 32
         + ", spec.dependencies[0].parameters.virtuals: expected `array`, got `str`",
+    ),
+    "edge-parameters-a-string": (
+        {"spec": {"name": "zlib", "dependencies": [{"name": "gcc", "parameters": "c"}]}},
+        "install "
+        + "b" * 32
+        + ", spec.dependencies[0].parameters: expected `object | null`, got `str`",
     ),
     "record-a-list": ([], "install " + "b" * 32 + ": expected `object`, got `array`"),
 }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 
-from ..errors import UsageError
+from ..errors import TemplateError, UsageError
 from .sections import CUT_ORDER, SectionId
 
 __all__ = [
@@ -91,25 +91,45 @@ class _Renders:
         totals: Mapping[SectionId, int],
         budget: int,
     ) -> None:
-        self.render, self.listing, self.totals, self.budget = render, listing, totals, budget
+        self.render = render
+        self.listing = listing  # None once tries stop
+        self.totals = totals
+        self.budget = budget
         self.most = max(budget // _LISTED, 1)  # rows of each section a try lists
 
     def __call__(self, limits: dict[SectionId, int]) -> tuple[int, str | None]:
-        """The text's size (over the budget: at least that), and the text if it fits."""
+        """The text's size (over the budget, from a try: at least that), and the text if it
+        fits."""
         shown = [min(limits.get(s, n), n) for s, n in self.totals.items()]
         if self.listing is not None and self.most < max(shown, default=0):
-            found = size(self.listing(limits, self.most))
-            listed = sum(min(rows, self.most) for rows in shown)
-            if found * sum(shown) <= _WORTH * self.budget * listed:  # the whole: a few budgets
-                self.listing = None
+            found = self._tried(self.listing, limits, shown)
             if found > self.budget:
                 return found, None
         text = self.render(limits)
-        return size(text), text if size(text) <= self.budget else None
+        found = size(text)
+        return found, text if found <= self.budget else None
+
+    def _tried(
+        self,
+        listing: Callable[[Mapping[SectionId, int], int], str],
+        limits: dict[SectionId, int],
+        shown: list[int],
+    ) -> int:
+        """The size of a try; tries stop once the whole text looks a few budgets long, or when
+        the template fails on one (a template may rely on listing all the rows it counts)."""
+        try:
+            found = size(listing(limits, self.most))
+        except TemplateError:
+            self.listing = None
+            return 0
+        listed = sum(min(rows, self.most) for rows in shown)
+        if found * sum(shown) <= _WORTH * self.budget * listed:
+            self.listing = None
+        return found
 
 
 def _most_rows(
-    render: _Renders,
+    tried: _Renders,
     limits: dict[SectionId, int],
     section: SectionId,
     fits: tuple[int, str],
@@ -117,7 +137,8 @@ def _most_rows(
     budget: int,
 ) -> str:
     """The text with the most rows of `section` that fits, given rows that fit (and their text)
-    and rows that do not (and their size): sizes grow with rows, so the answer lies between.
+    and rows that do not (and their size, or a size it is over): sizes grow with rows, so the
+    answer lies between.
 
     Each guess interpolates between the sizes known, since rows are of similar length; a
     guess that does not halve the interval is followed by a bisection, so that uneven rows
@@ -134,7 +155,7 @@ def _most_rows(
             guess = low + (budget - low_size) * span // max(high_size - low_size, 1)
             middle = min(max(guess, low + 1), high - 1)
         limits[section] = middle
-        found, fitting = render(limits)
+        found, fitting = tried(limits)
         if fitting is not None:
             low, low_size, text = middle, found, fitting
         else:
@@ -167,12 +188,12 @@ def fit(
         current = limits.get(section, totals.get(section, 0))
         if current <= keep:
             continue
-        longer = found  # with `current` rows, which do not fit
+        longer = found  # with `current` rows, which do not fit (or less, from a try)
         limits[section] = keep
         found, text = tried(limits)
         if text is not None:
             return _most_rows(tried, limits, section, (keep, text), (current, longer), budget)
-    return text if text is not None else truncated(render(limits), budget)
+    return truncated(render(limits), budget)  # nothing fits: the last cut, rendered whole
 
 
 def truncated(text: str, budget: int) -> str:

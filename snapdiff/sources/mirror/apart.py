@@ -73,7 +73,7 @@ def _encode(read: Read) -> bytes:
     )
     values = list(dict.fromkeys(chain.from_iterable(tables)))
     numbers = {value: at for at, value in enumerate(values)}.__getitem__
-    kinds = list(read.intern.kinds.values())
+    kinds = list({id(kind): kind for kind in read.intern.kinds.values()}.values())  # each once
     kind_numbers = {id(kind): at for at, kind in enumerate(kinds)}.__getitem__
     of_nodes = list(map(attrgetter("kinds"), nodes))  # shared by records alike: by id
     tuples = dict(zip(map(id, of_nodes), of_nodes, strict=True))

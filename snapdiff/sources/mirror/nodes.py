@@ -29,11 +29,14 @@ _NAME = attrgetter("name")
 _HASH = attrgetter("hash")
 _PARAMETERS = attrgetter("parameters")
 _HASH_OF = itemgetter(1)  # of an edge's (name, hash)
-_NO_RAW = (msgspec.Raw(b""), msgspec.Raw(b"null"))
-_NO_PARAMETERS = (b"", b"null")  # an edge's `parameters` missing or null
-_EDGE_PARAMETERS = msgspec.json.Decoder(EdgeParameters)
+_ABSENT = (b"", b"null")  # a field kept undecoded, missing or null
+_NO_RAW = tuple(map(msgspec.Raw, _ABSENT))
+# as in a record's schema, so a refusal says `object | null` (a null is read as the `type`)
+_EDGE_PARAMETERS = msgspec.json.Decoder(EdgeParameters | None)
 _Variants = tuple[tuple[str, ...], tuple[str, ...]]  # a page entry's, a node's (patches too)
 _Edges = tuple[tuple[EdgeKind, ...], tuple[str, ...]]
+# an edge's name, and its raw `parameters` (or its `type` where it has none)
+_KindKey = tuple[str, bytes | tuple[str, ...]]
 
 
 def _variants(parameters: Mapping[str, Parameter]) -> tuple[str, ...]:
@@ -74,10 +77,7 @@ class Interned:
         the same from any index): values equal on both sides are then one object, compared and
         looked up by identity."""
         self.seen: dict[Any, Any] = shared.seen if shared else {}
-        # by (name, an edge's raw `parameters`, or its `type` where it has none)
-        self.kinds: dict[tuple[str, bytes | tuple[str, ...]], EdgeKind] = (
-            shared.kinds if shared else {}
-        )
+        self.kinds: dict[_KindKey, EdgeKind] = shared.kinds if shared else {}
         # each distinct tuple of a record's edge kinds once, by the kinds' ids (records of a
         # package alike share it; the kinds live as long as `kinds`)
         self.kind_tuples: dict[tuple[int, ...], tuple[EdgeKind, ...]] = (
@@ -188,7 +188,7 @@ class Interned:
         keys = list(zip(names, map(bytes, map(_PARAMETERS, deps)), strict=True))
         kinds = list(map(self.kinds.get, keys))
         if None in kinds:
-            if None in names or any(key[1] in _NO_PARAMETERS for key in keys):
+            if None in names or any(key[1] in _ABSENT for key in keys):
                 return (*self._sorted(spec, digest), False)  # DB 6 (`type`) or a nameless edge
             kinds = [
                 self.kinds.get(key) or self._kind(key, digest, at) for at, key in enumerate(keys)
@@ -199,14 +199,14 @@ class Interned:
         found = cast(list[EdgeKind], kinds)  # none missing now
         return self._shared(found), tuple(map(self.seen.setdefault, hashes, hashes)), True
 
-    def _kind(self, key: tuple[str, bytes | tuple[str, ...]], digest: str, at: int) -> EdgeKind:
+    def _kind(self, key: _KindKey, digest: str, at: int) -> EdgeKind:
         """The kind of a record's edge number `at`, by (name, raw `parameters` or `type`)."""
         name, given = key
         if isinstance(given, tuple):  # no `parameters`: spec v2's `type`
             parameters = EdgeParameters(given, ())
         else:
             try:
-                parameters = _EDGE_PARAMETERS.decode(given)
+                parameters = _EDGE_PARAMETERS.decode(given) or EdgeParameters()
             except msgspec.ValidationError as exc:
                 where = f"spec.dependencies[{at}].parameters"
                 raise InputError(self.source, field_error(digest, exc, where), FIX) from None
@@ -220,7 +220,7 @@ class Interned:
         kinds = []
         for at, edge in enumerate(spec.dependencies):
             given = bytes(edge.parameters)
-            key = (text(edge.name), edge.type if given in _NO_PARAMETERS else given)
+            key = (text(edge.name), edge.type if given in _ABSENT else given)
             kinds.append(self.kinds.get(key) or self._kind(key, digest, at))
         return tuple(kinds), tuple(text(edge.hash) for edge in spec.dependencies)
 
