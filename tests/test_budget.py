@@ -217,12 +217,16 @@ def test_fitting_renders_far_less_than_a_long_report_and_as_before_a_short_one(
         assert budget < long < 5 * budget and report.renders[1:] == rendered_whole
 
 
-def _cut_whole(renderer: MarkdownRenderer, budget: int) -> str:
-    """What `fit` gives rendering every cut whole (no tries), for this renderer's report."""
+def _rows(renderer: MarkdownRenderer) -> tuple[dict[SectionId, int], int]:
+    """Rows per section and downgrades, as `MarkdownRenderer.fitted` gives them to `fit`."""
     totals = {s.id: len(renderer.rows[s.id]) for s in SECTIONS}
     bumps = [row["bump"] for row in renderer.rows["bumps"]]
-    downgrades = sum(1 for bump in bumps if bump and bump["kind"] == "downgrade")
-    return renderer._marked(fit(renderer._render, totals, downgrades, budget))
+    return totals, sum(1 for bump in bumps if bump and bump["kind"] == "downgrade")
+
+
+def _cut_whole(renderer: MarkdownRenderer, budget: int) -> str:
+    """What `fit` gives rendering every cut whole (no tries), for this renderer's report."""
+    return renderer._marked(fit(renderer._render, *_rows(renderer), budget))
 
 
 def test_the_shipped_template_lists_fewer_rows_in_fewer_characters(
@@ -235,9 +239,7 @@ def test_the_shipped_template_lists_fewer_rows_in_fewer_characters(
     whole = size(renderer(limits))
     assert size(renderer._listing(limits, 2)) < size(renderer._listing(limits, 20)) < whole
     assert size(renderer._listing(limits, 10**6)) == whole
-    totals = {s.id: len(renderer.rows[s.id]) for s in SECTIONS}
-    bumps = [row["bump"] for row in renderer.rows["bumps"]]
-    downgrades = sum(1 for bump in bumps if bump and bump["kind"] == "downgrade")
+    totals, downgrades = _rows(renderer)
     for budget in (20_000, PRESETS["github"]):
         expected = _cut_one_row_at_a_time(renderer, totals, downgrades, budget)
         assert renderer.fitted(budget) == expected

@@ -204,8 +204,8 @@ class MarkdownRenderer:
         """As `_render`, each section listing only its first `most` of the rows the limits
         show, its counts (`total`, `more`) as with the limits: for `fit`, a text never longer
         than that one."""
-        found = self._context(limits).copy()
-        views = cast(Mapping[str, SectionView[Any]], found["sections"])
+        found = self._whole.copy()
+        views = cast(Mapping[str, SectionView[Any]], cut_sections(self.rows, limits))
         listed = {name: {**view, "rows": view["rows"][:most]} for name, view in views.items()}
         found["sections"] = cast(Sections, listed)
         return _render(self._template, found)
