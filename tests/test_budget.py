@@ -316,6 +316,40 @@ def test_full_report_is_uncut_and_cut_lines_point_to_it(
     assert cut_md.read_text().startswith("<!-- snapdiff report")
 
 
+def test_a_comment_and_its_full_report_are_worked_out_once(
+    big: tuple[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The Action's run (`--for github --full-report X.md`): one renderer works out the data of
+    both, and a comment that fits is its full report, rendered once."""
+    from snapdiff.render import markdown
+
+    built: list[MarkdownRenderer] = []
+    rendered: list[object] = []
+    init, render = MarkdownRenderer.__init__, markdown._render
+
+    def counted_init(self: MarkdownRenderer, *args: object, **kwargs: object) -> None:
+        built.append(self)
+        init(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    def counted_render(*args: object) -> str:
+        rendered.append(args[1])
+        return render(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MarkdownRenderer, "__init__", counted_init)
+    monkeypatch.setattr(markdown, "_render", counted_render)
+    full = tmp_path / "full.md"
+    assert main([V1, V2, "--for", "github", "--full-report", str(full)]) == 0
+    assert (len(built), len(rendered)) == (1, 1)
+    assert full.read_text() == capsys.readouterr().out  # it fits: the comment is the report
+    built.clear()
+    assert main([*big, "--for", "github", "--full-report", str(full)]) == 0
+    cut = capsys.readouterr().out
+    assert len(built) == 1 and size(cut) <= PRESETS["github"] < size(full.read_text())
+
+
 def test_marker_digest_follows_content_not_sources(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -17,6 +17,7 @@ from .links import Links
 if TYPE_CHECKING:
     from ..history import History
     from ..report import Report
+    from .markdown import MarkdownRenderer
 
 __all__ = ["FORMATS", "Format", "Rendering", "log_formats", "render_history", "render_report"]
 
@@ -34,10 +35,10 @@ class Rendering:
     cached: bool = False  # Markdown: keep compiled templates (the command line opts in)
 
 
-def _markdown(report: Report, how: Rendering) -> str:
+def _renderer(report: Report, how: Rendering) -> MarkdownRenderer:
     from .markdown import MarkdownRenderer
 
-    rendered = MarkdownRenderer(
+    return MarkdownRenderer(
         report,
         template=how.template,
         template_dir=how.template_dir,
@@ -45,6 +46,10 @@ def _markdown(report: Report, how: Rendering) -> str:
         cached=how.cached,
         links=how.links,
     )
+
+
+def _markdown(report: Report, how: Rendering) -> str:
+    rendered = _renderer(report, how)
     return rendered.fitted(how.budget) if how.budget else rendered()
 
 
@@ -104,11 +109,16 @@ def log_formats() -> list[str]:
 def render_report(report: Report, name: str, how: Rendering) -> tuple[str, str | None]:
     """The report in format `name`, and the uncut report for `how.full_report` (JSON if its
     name ends in .json, else Markdown; None without one)."""
+    full = None
+    if how.full_report:
+        full = "json" if how.full_report.endswith(".json") else "markdown"
+    if name == full == "markdown" and how.budget:  # cut and whole: the data worked out once
+        rendered = _renderer(report, how)
+        return rendered.fitted(how.budget), rendered()
     text = FORMATS[name].report(report, how)
-    if not how.full_report:
+    if full is None:
         return text, None
-    full = "json" if how.full_report.endswith(".json") else "markdown"
-    if full == name and not (FORMATS[name].sized and how.budget):
+    if full == name:
         return text, text  # nothing was cut
     return text, FORMATS[full].report(report, dataclasses.replace(how, budget=None))
 

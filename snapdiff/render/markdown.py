@@ -181,6 +181,7 @@ class MarkdownRenderer:
         )
         self._labels = (self._whole["old_label"], self._whole["new_label"])  # not in the marker
         self._template = _template(template, template_dir, DEFAULT_TEMPLATE, cached)
+        self._whole_text: str | None = None  # rendered when first asked for
 
     def __call__(self, limits: Mapping[SectionId, int] | None = None) -> str:
         """The Markdown with each section cut to its limit (no limit: everything), marked."""
@@ -197,8 +198,13 @@ class MarkdownRenderer:
         return found
 
     def _render(self, limits: Mapping[SectionId, int] | None) -> str:
-        """The Markdown with the marker's placeholder (of the same length as the marker)."""
-        return _render(self._template, self._context(limits))
+        """The Markdown with the marker's placeholder (of the same length as the marker); the
+        whole text rendered once (a comment that fits is also its full report)."""
+        if limits:
+            return _render(self._template, self._context(limits))
+        if self._whole_text is None:
+            self._whole_text = _render(self._template, self._whole)
+        return self._whole_text
 
     def _listing(self, limits: Mapping[SectionId, int], most: int) -> str:
         """As `_render`, each section listing only its first `most` of the rows the limits
