@@ -16,7 +16,7 @@ from .gates import parse_gates, tripped
 from .options import filters, parse
 from .output import TerminalProgress, write, write_atomically
 from .process import KEPT, collector_paused, heap_returned, terminated_cleanly
-from .render.budget import budget
+from .render.budget import PRESETS, budget
 from .render.formats import FORMATS, Rendering, render_history, render_report
 from .render.links import links_from
 
@@ -158,10 +158,12 @@ def _run(args: argparse.Namespace) -> int:
         print(f"snapdiff: warning: {printable(warning)}", file=sys.stderr)
     for skipped in report.skipped:
         print(f"snapdiff: warning: skipped {printable(skipped)}", file=sys.stderr)
-    text, full = render_report(report, args.format, _rendering(args, args.full_report))
-    if full is not None and args.full_report:
-        write_atomically(args.full_report, full)
-    write(args.output, text)
+    summary = PRESETS["github-summary"] if args.job_summary else None
+    rendered = render_report(report, args.format, _rendering(args, args.full_report), summary)
+    for path, text in ((args.full_report, rendered.full), (args.job_summary, rendered.summary)):
+        if path and text is not None:
+            write_atomically(path, text)
+    write(args.output, rendered.text)
     _say_gates(report.gates)
     failing = any(found.tripped for found in report.gates if found.level == "fail")
     return 1 if failing or (args.exit_code and report.summary.total) else 0

@@ -31,7 +31,8 @@ _FILTERS = tuple(f.name for f in dataclasses.fields(Filters))  # --package, --ta
 TRUSTED_ONLY = frozenset(
     (
         *("template", "template-dir"),  # code that runs
-        *("output", "full-report", "cache-dir"),  # where files are written, which cache is read
+        *("output", "full-report", "job-summary"),  # where files are written
+        "cache-dir",  # which cache is read and written
         *("repo", "stack-url"),  # where snapshots are read from (a repository, addresses)
         *("allow", "keep-going", *_FILTERS),  # what a gate never sees: exempt, skipped, filtered
         "link-base",  # where the report's links point, which readers take for the repository's

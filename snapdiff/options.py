@@ -80,6 +80,12 @@ def parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="also write the uncut report to FILE (JSON if it ends in .json)",
     )
+    markdown(
+        "--job-summary",
+        metavar="FILE",
+        help="also write the Markdown cut to a GitHub job summary's limit (github-summary) "
+        "to FILE: the comment and the summary from one run",
+    )
     return made
 
 

@@ -250,7 +250,8 @@ class Run:
 
 def _shims(folder: Path) -> Path:
     """`python` as setup-python leaves it, with snapdiff installed: this interpreter; its `-m
-    pip install` (the install step) is recorded instead of run (no network)."""
+    pip install` (the install step) is recorded instead of run (no network). Each `snapdiff`
+    run is recorded too."""
     folder.mkdir(exist_ok=True)
     shim = folder / "python"
     shim.write_text(
@@ -258,7 +259,12 @@ def _shims(folder: Path) -> Path:
         'if [ "$1 $2" = "-m pip" ]; then echo "$*" >> "$SHIM_LOG"; exit 0; fi\n'
         f'exec "{sys.executable}" "$@"\n'
     )
-    shim.chmod(0o755)
+    snapdiff = folder / "snapdiff"
+    snapdiff.write_text(
+        f'#!/bin/bash\necho "$*" >> "$SNAPDIFF_LOG"\nexec "{sys.executable}" -m snapdiff "$@"\n'
+    )
+    for made in (shim, snapdiff):
+        made.chmod(0o755)
     return folder
 
 
@@ -304,6 +310,7 @@ def run_action(
         "GITHUB_REPOSITORY": github["repository"],
         "RUNNER_TEMP": str(temp),
         "SHIM_LOG": str(tmp / "pip.log"),
+        "SNAPDIFF_LOG": str(tmp / "snapdiff.log"),
     }
     run = Run()
     for number, step in enumerate(ACTION["runs"]["steps"]):
@@ -405,6 +412,8 @@ def test_without_configuration_the_comment_is_posted_once_and_the_job_passes(
     assert "| Specs | 2 | 3 | 2 | 1 | 0 |" in ours["body"] and "Gate" not in ours["body"]
     assert run.summary.startswith("<!-- snapdiff report sha256:")
     assert Path(run.withs["Keep the full report"]["path"]).is_file()
+    # one run writes the comment, the full report and the job summary
+    assert len((tmp_path / "snapdiff.log").read_text().splitlines()) == 1
     assert api.writes() == [("POST", "/repos/owner/catalogue/issues/7/comments")]
     assert ("GET", "/repos/owner/catalogue/issues/7/comments") in api.calls
     _clean(repo)

@@ -350,6 +350,35 @@ def test_a_comment_and_its_full_report_are_worked_out_once(
     assert len(built) == 1 and size(cut) <= PRESETS["github"] < size(full.read_text())
 
 
+def test_the_job_summary_is_the_github_summary_cut_of_the_same_run(
+    big: tuple[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--job-summary FILE`: the Markdown a `--for github-summary` run writes, with the same
+    full report, from the run that writes the comment; JSON on stdout leaves it Markdown."""
+    full, summary = tmp_path / "full.md", tmp_path / "summary.md"
+    sized = ["--full-report", str(full)]
+    assert main([*big, *sized, "--for", "github-summary"]) == 0
+    expected = capsys.readouterr().out
+    built: list[object] = []
+    init = MarkdownRenderer.__init__
+
+    def counted_init(self: MarkdownRenderer, *args: object, **kwargs: object) -> None:
+        built.append(self)
+        init(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MarkdownRenderer, "__init__", counted_init)
+    assert main([*big, *sized, "--for", "github", "--job-summary", str(summary)]) == 0
+    comment = capsys.readouterr().out
+    assert summary.read_text() == expected != comment and len(built) == 1
+    assert f"see `{full}`" in comment and size(comment) <= PRESETS["github"]
+    assert main([V1, V2, "--format", "json", "--job-summary", str(summary)]) == 0
+    assert json.loads(capsys.readouterr().out)["summary"]
+    assert summary.read_text() == run([V1, V2, "--for", "github-summary"], capsys)[1]
+
+
 def test_marker_digest_follows_content_not_sources(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

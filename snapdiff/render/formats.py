@@ -6,10 +6,10 @@ each format's module (markdown, jsonreport, text) is imported only when that for
 
 from __future__ import annotations
 
-import dataclasses
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import UsageError
 from .links import Links
@@ -19,7 +19,15 @@ if TYPE_CHECKING:
     from ..report import Report
     from .markdown import MarkdownRenderer
 
-__all__ = ["FORMATS", "Format", "Rendering", "log_formats", "render_history", "render_report"]
+__all__ = [
+    "FORMATS",
+    "Format",
+    "Rendered",
+    "Rendering",
+    "log_formats",
+    "render_history",
+    "render_report",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,21 +114,31 @@ def log_formats() -> list[str]:
     return [name for name, found in FORMATS.items() if found.history is not None]
 
 
-def render_report(report: Report, name: str, how: Rendering) -> tuple[str, str | None]:
-    """The report in format `name`, and the uncut report for `how.full_report` (JSON if its
-    name ends in .json, else Markdown; None without one)."""
+class Rendered(NamedTuple):
+    """What one run writes: the report, its full report and its job summary (None unasked)."""
+
+    text: str
+    full: str | None = None
+    summary: str | None = None
+
+
+def render_report(
+    report: Report, name: str, how: Rendering, summary: int | None = None
+) -> Rendered:
+    """The report in format `name`; the uncut report for `how.full_report` (JSON if its name
+    ends in .json, else Markdown); with `summary`, the Markdown cut to that size. The Markdown
+    is worked out once for all of them (a comment that fits is its own full report)."""
+    markdown = functools.cache(lambda: _renderer(report, how))
+    if name == "markdown":
+        text = markdown().fitted(how.budget) if how.budget else markdown()()
+    else:
+        text = FORMATS[name].report(report, how)
     full = None
-    if how.full_report:
-        full = "json" if how.full_report.endswith(".json") else "markdown"
-    if name == full == "markdown" and how.budget:  # cut and whole: the data worked out once
-        rendered = _renderer(report, how)
-        return rendered.fitted(how.budget), rendered()
-    text = FORMATS[name].report(report, how)
-    if full is None:
-        return text, None
-    if full == name:
-        return text, text  # nothing was cut
-    return text, FORMATS[full].report(report, dataclasses.replace(how, budget=None))
+    if how.full_report and how.full_report.endswith(".json"):
+        full = text if name == "json" else FORMATS["json"].report(report, how)
+    elif how.full_report:
+        full = markdown()()
+    return Rendered(text, full, markdown().fitted(summary) if summary else None)
 
 
 def render_history(history: History, name: str, how: Rendering) -> str:
