@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NoReturn
 from .errors import SnapdiffError, UsageError, printable
 from .gates import parse_gates, tripped
 from .options import filters, parse
-from .output import TerminalProgress, write, write_atomically
+from .output import TerminalProgress, distinct, write, write_files
 from .process import KEPT, collector_paused, heap_returned, terminated_cleanly
 from .render.budget import PRESETS, budget
 from .render.formats import FORMATS, Rendering, render_history, render_report
@@ -125,6 +125,8 @@ def _run(args: argparse.Namespace) -> int:
     parse_gates(args.warn_on, "--warn-on")
     if args.template and args.template_dir:
         raise UsageError("--template", "give --template or --template-dir, not both", "")
+    outputs = ("--output", args.output), ("--full-report", args.full_report)
+    distinct(*outputs, ("--job-summary", args.job_summary))  # before any work
     narrow = filters(args)
     progress = TerminalProgress(sys.stderr)
     causes = CausesApart(_warn)  # started as soon as both sides' graphs are read
@@ -160,9 +162,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"snapdiff: warning: skipped {printable(skipped)}", file=sys.stderr)
     summary = PRESETS["github-summary"] if args.job_summary else None
     rendered = render_report(report, args.format, _rendering(args, args.full_report), summary)
-    for path, text in ((args.full_report, rendered.full), (args.job_summary, rendered.summary)):
-        if path and text is not None:
-            write_atomically(path, text)
+    write_files((args.full_report, rendered.full), (args.job_summary, rendered.summary))
     write(args.output, rendered.text)
     _say_gates(report.gates)
     failing = any(found.tripped for found in report.gates if found.level == "fail")

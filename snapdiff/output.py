@@ -9,7 +9,7 @@ from typing import TextIO
 
 from .errors import UsageError, printable
 
-__all__ = ["TerminalProgress", "write", "write_atomically"]
+__all__ = ["TerminalProgress", "distinct", "write", "write_atomically", "write_files"]
 
 
 def write_atomically(path: str, text: str) -> None:
@@ -46,6 +46,26 @@ def write_atomically(path: str, text: str) -> None:
     except BaseException:
         os.unlink(temp)
         raise
+
+
+def write_files(*files: tuple[str | None, str | None]) -> None:
+    """Each (path, text) that has both, atomically, in order."""
+    for path, text in files:
+        if path and text is not None:
+            write_atomically(path, text)
+
+
+def distinct(*outputs: tuple[str, str | None]) -> None:
+    """Outputs given as (option, path) may not name one file twice: the last written would
+    replace the others (a device or pipe, `/dev/null` say, may be named by several)."""
+    seen: dict[str, str] = {}
+    for option, path in outputs:
+        if not path or (os.path.exists(path) and not os.path.isfile(path)):
+            continue
+        first = seen.setdefault(os.path.realpath(path), option)
+        if first != option:
+            what = f"names the same file as {first}"
+            raise UsageError(option, what, "give each output a file of its own")
 
 
 def _mode(path: str) -> int:

@@ -261,7 +261,9 @@ def _shims(folder: Path) -> Path:
     )
     snapdiff = folder / "snapdiff"
     snapdiff.write_text(
-        f'#!/bin/bash\necho "$*" >> "$SNAPDIFF_LOG"\nexec "{sys.executable}" -m snapdiff "$@"\n'
+        '#!/bin/bash\necho "$*" >> "$SNAPDIFF_LOG"\n'
+        'if [ -n "$SNAPDIFF_KILLED" ]; then kill -9 $$; fi\n'  # as the kernel ends it, say
+        f'exec "{sys.executable}" -m snapdiff "$@"\n'
     )
     for made in (shim, snapdiff):
         made.chmod(0o755)
@@ -574,6 +576,26 @@ def test_a_bad_revision_is_one_error_line_and_fails_the_job(
     said = "::error title=snapdiff::snapdiff: error: no%250Ape:"  # `%` escaped: no line break
     assert said in run.logs["Compare the revisions"]
     assert run.logs["Fail when snapdiff did"].startswith("snapdiff: error: no%0Ape:")
+    assert api.calls == [] and run.summary == ""
+
+
+def test_a_snapdiff_killed_is_said_as_such_and_nothing_is_posted(
+    pull_request: tuple[Path, dict[str, Any]],
+    forge: tuple[Forge, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Killed (out of memory on a runner, say): exit status 137, neither a gate nor changes."""
+    repo, event = pull_request
+    api, url = forge
+    monkeypatch.setenv("SNAPDIFF_KILLED", "1")
+    run = run_action(repo, tmp_path, event, url)
+    assert run.outputs == {"status": "137"} and run.failed
+    assert run.steps["Compare the revisions"] == "success"
+    assert run.steps["Post or update the comment"] == "skipped"
+    said = "::error title=snapdiff::snapdiff ended with exit status 137"
+    assert said in run.logs["Compare the revisions"]
+    assert run.logs["Fail when snapdiff did"] == "snapdiff: ended with exit status 137\n"
     assert api.calls == [] and run.summary == ""
 
 

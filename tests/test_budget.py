@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import re
 from collections.abc import Callable, Mapping
@@ -377,6 +378,52 @@ def test_the_job_summary_is_the_github_summary_cut_of_the_same_run(
     assert main([V1, V2, "--format", "json", "--job-summary", str(summary)]) == 0
     assert json.loads(capsys.readouterr().out)["summary"]
     assert summary.read_text() == run([V1, V2, "--for", "github-summary"], capsys)[1]
+
+
+def test_a_job_summary_over_its_limit_is_cut_as_a_sized_run_cuts_it(
+    big: tuple[str, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A report longer than the job summary's limit (here lowered to 20,000 characters): the
+    summary is what `--max-chars 20000` writes with the same full report, its cut lines
+    pointing to it."""
+    full, summary = tmp_path / "full.md", tmp_path / "summary.md"
+    assert main([*big, "--full-report", str(full), "--max-chars", "20000"]) == 0
+    expected = capsys.readouterr().out
+    monkeypatch.setitem(PRESETS, "github-summary", 20_000)
+    argv = [*big, "--full-report", str(full), "--job-summary", str(summary), "-o", os.devnull]
+    assert main(argv) == 0
+    assert summary.read_text() == expected and size(expected) <= 20_000
+    assert f"see `{full}`" in expected and size(full.read_text()) > 20_000
+
+
+@pytest.mark.parametrize("other", ["-o", "--full-report"])
+def test_two_outputs_to_one_file_are_refused_before_any_work(
+    other: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "notes.md"
+    assert (
+        main(
+            [
+                V1,
+                V2,
+                other,
+                str(path),
+                "--job-summary",
+                str(tmp_path / ".." / path.parent.name / path.name),
+            ]
+        )
+        == 2
+    )
+    said = capsys.readouterr().err.splitlines()
+    assert said == [
+        "snapdiff: error: --job-summary: names the same file as"
+        f" {'--output' if other == '-o' else other} (give each output a file of its own)"
+    ]
+    assert not path.exists()
+    assert main([V1, V2, "-o", os.devnull, "--job-summary", os.devnull]) == 0  # a device: fine
 
 
 def test_marker_digest_follows_content_not_sources(

@@ -6,7 +6,6 @@ each format's module (markdown, jsonreport, text) is imported only when that for
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
@@ -57,8 +56,7 @@ def _renderer(report: Report, how: Rendering) -> MarkdownRenderer:
 
 
 def _markdown(report: Report, how: Rendering) -> str:
-    rendered = _renderer(report, how)
-    return rendered.fitted(how.budget) if how.budget else rendered()
+    return _renderer(report, how).text(how.budget)
 
 
 def _json(report: Report, how: Rendering) -> str:
@@ -128,17 +126,20 @@ def render_report(
     """The report in format `name`; the uncut report for `how.full_report` (JSON if its name
     ends in .json, else Markdown); with `summary`, the Markdown cut to that size. The Markdown
     is worked out once for all of them (a comment that fits is its own full report)."""
-    markdown = functools.cache(lambda: _renderer(report, how))
-    if name == "markdown":
-        text = markdown().fitted(how.budget) if how.budget else markdown()()
-    else:
-        text = FORMATS[name].report(report, how)
+    renderer: MarkdownRenderer | None = None
+
+    def markdown(budget: int | None) -> str:
+        nonlocal renderer
+        renderer = renderer or _renderer(report, how)
+        return renderer.text(budget)
+
+    text = markdown(how.budget) if name == "markdown" else FORMATS[name].report(report, how)
     full = None
     if how.full_report and how.full_report.endswith(".json"):
-        full = text if name == "json" else FORMATS["json"].report(report, how)
+        full = text if name == "json" else _json(report, how)
     elif how.full_report:
-        full = markdown()()
-    return Rendered(text, full, markdown().fitted(summary) if summary else None)
+        full = markdown(None)
+    return Rendered(text, full, markdown(summary) if summary else None)
 
 
 def render_history(history: History, name: str, how: Rendering) -> str:

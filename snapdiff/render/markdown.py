@@ -216,6 +216,10 @@ class MarkdownRenderer:
         found["sections"] = cast(Sections, listed)
         return _render(self._template, found)
 
+    def text(self, budget: int | None) -> str:
+        """The Markdown cut to the budget; whole without one."""
+        return self.fitted(budget) if budget else self()
+
     def fitted(self, budget: int) -> str:
         """The Markdown cut to fit the budget, least important sections first."""
         totals = {s.id: len(self.rows[s.id]) for s in SECTIONS}
