@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, NoReturn
 from .errors import SnapdiffError, UsageError, printable
 from .gates import parse_gates, tripped
 from .options import filters, parse
-from .output import TerminalProgress, distinct, write, write_files
+from .output import TerminalProgress, outputs_checked, write, write_files
 from .process import KEPT, collector_paused, heap_returned, terminated_cleanly
 from .render.budget import PRESETS, budget
 from .render.formats import FORMATS, Rendering, render_history, render_report
@@ -126,7 +126,7 @@ def _run(args: argparse.Namespace) -> int:
     if args.template and args.template_dir:
         raise UsageError("--template", "give --template or --template-dir, not both", "")
     outputs = ("--output", args.output), ("--full-report", args.full_report)
-    distinct(*outputs, ("--job-summary", args.job_summary))  # before any work
+    outputs_checked(*outputs, ("--job-summary", args.job_summary))  # before any work
     narrow = filters(args)
     progress = TerminalProgress(sys.stderr)
     causes = CausesApart(_warn)  # started as soon as both sides' graphs are read
@@ -154,16 +154,15 @@ def _run(args: argparse.Namespace) -> int:
     report = dataclasses.replace(report, gates=_gates(report, args))
     KEPT.diffed(old, new, report)
     del old, new  # a big report's pages freed here (unless kept), before rendering
-    for warning in _usage_warnings(report, args):
+    said = [*_usage_warnings(report, args), *map(printable, report.warnings)]
+    for warning in [*said, *(f"skipped {printable(page)}" for page in report.skipped)]:
         print(f"snapdiff: warning: {warning}", file=sys.stderr)
-    for warning in report.warnings:
-        print(f"snapdiff: warning: {printable(warning)}", file=sys.stderr)
-    for skipped in report.skipped:
-        print(f"snapdiff: warning: skipped {printable(skipped)}", file=sys.stderr)
     summary = PRESETS["github-summary"] if args.job_summary else None
     rendered = render_report(report, args.format, _rendering(args, args.full_report), summary)
-    write_files((args.full_report, rendered.full), (args.job_summary, rendered.summary))
-    write(args.output, rendered.text)
+    files = (args.full_report, rendered.full), (args.job_summary, rendered.summary)
+    write_files(*files, (args.output, rendered.text))  # all of them, or none on an error
+    if not args.output:
+        write(None, rendered.text)
     _say_gates(report.gates)
     failing = any(found.tripped for found in report.gates if found.level == "fail")
     return 1 if failing or (args.exit_code and report.summary.total) else 0

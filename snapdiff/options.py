@@ -84,7 +84,8 @@ def parser() -> argparse.ArgumentParser:
         "--job-summary",
         metavar="FILE",
         help="also write the Markdown cut to a GitHub job summary's limit (github-summary) "
-        "to FILE: the comment and the summary from one run",
+        "to FILE, whatever --for, --max-chars and --format: a comment and its job summary "
+        "from one run",
     )
     return made
 

@@ -9,23 +9,18 @@ from typing import TextIO
 
 from .errors import UsageError, printable
 
-__all__ = ["TerminalProgress", "distinct", "write", "write_atomically", "write_files"]
+__all__ = ["TerminalProgress", "outputs_checked", "write", "write_atomically", "write_files"]
 
 
-def write_atomically(path: str, text: str) -> None:
-    """Write text to path through a temporary file and a rename: never a half-written file.
+def _device(path: str) -> bool:
+    """Whether a path is there and no regular file (`/dev/null`, a pipe): written directly, as
+    renaming over it would replace the device with a file."""
+    return os.path.exists(path) and not os.path.isfile(path)
 
-    A path that exists and is not a regular file (`/dev/null`, a pipe) is written directly:
-    renaming over it would replace the device with a file. The temporary file is removed on any
-    exception, SystemExit included (the command line turns SIGTERM into one).
-    """
-    if os.path.exists(path) and not os.path.isfile(path):
-        try:
-            with open(path, "w", encoding="utf-8", newline="\n") as handle:
-                handle.write(text)
-        except OSError as exc:
-            raise UsageError(path, f"cannot write: {exc.strerror}", "check the path") from exc
-        return
+
+def _staged(path: str, text: str) -> str:
+    """The text in a temporary file beside `path`, to be renamed onto it; removed on any
+    exception, SystemExit included (the command line turns SIGTERM into one)."""
     import tempfile  # deferred, as everything a bare `snapdiff --version` does not need
 
     directory = os.path.dirname(os.path.abspath(path))
@@ -37,7 +32,6 @@ def write_atomically(path: str, text: str) -> None:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
             os.fchmod(handle.fileno(), _mode(path))  # mkstemp makes it private (0600)
-        os.replace(temp, path)
     except OSError as exc:
         os.unlink(temp)
         raise UsageError(
@@ -46,22 +40,59 @@ def write_atomically(path: str, text: str) -> None:
     except BaseException:
         os.unlink(temp)
         raise
+    return temp
+
+
+def _direct(path: str, text: str) -> None:
+    try:
+        with open(path, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+    except OSError as exc:
+        raise UsageError(path, f"cannot write: {exc.strerror}", "check the path") from exc
 
 
 def write_files(*files: tuple[str | None, str | None]) -> None:
-    """Each (path, text) that has both, atomically, in order."""
-    for path, text in files:
-        if path and text is not None:
-            write_atomically(path, text)
+    """Each (path, text) that has both, never half-written: every file is written to a
+    temporary file beside it first, then all are renamed, so that an error leaves none of them
+    written; a device or pipe is written last, directly."""
+    wanted = [(path, text) for path, text in files if path and text is not None]
+    staged: list[tuple[str, str]] = []  # (temporary file, path) not renamed yet
+    try:
+        for path, text in wanted:
+            if not _device(path):
+                staged.append((_staged(path, text), path))
+        while staged:
+            temp, path = staged[0]
+            try:
+                os.replace(temp, path)
+            except OSError as exc:
+                raise UsageError(path, f"cannot write: {exc.strerror}", "check the path") from exc
+            staged.pop(0)
+    finally:
+        for temp, _ in staged:
+            os.unlink(temp)
+    for path, text in wanted:
+        if _device(path):
+            _direct(path, text)
 
 
-def distinct(*outputs: tuple[str, str | None]) -> None:
-    """Outputs given as (option, path) may not name one file twice: the last written would
-    replace the others (a device or pipe, `/dev/null` say, may be named by several)."""
+def write_atomically(path: str, text: str) -> None:
+    """Write text to path through a temporary file and a rename: never a half-written file
+    (a device or pipe is written directly)."""
+    write_files((path, text))
+
+
+def outputs_checked(*outputs: tuple[str, str | None]) -> None:
+    """Before any work: outputs given as (option, path) may not name one file twice (the last
+    written would replace the others; a device or pipe, `/dev/null` say, may be named by
+    several), and each file's folder must be there."""
     seen: dict[str, str] = {}
     for option, path in outputs:
-        if not path or (os.path.exists(path) and not os.path.isfile(path)):
+        if not path or _device(path):
             continue
+        if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+            what = "cannot write: No such file or directory"
+            raise UsageError(path, what, "check the folder exists")
         first = seen.setdefault(os.path.realpath(path), option)
         if first != option:
             what = f"names the same file as {first}"

@@ -526,6 +526,8 @@ def test_a_long_comment_key_still_fits_github_s_limit(
     assert f" key={key} -->" in ours["body"].split("\n")[0]
     full = Path(run.withs["Keep the full report"]["path"]).read_text()
     assert len(ours["body"]) <= 65_536 < len(full)
+    name = run.withs["Keep the full report"]["name"]  # the key cut, and its digest
+    assert re.fullmatch(r"snapdiff-full-report-release-notes-k{34}-[0-9a-f]{11}", name)
 
 
 def test_two_comment_keys_keep_two_comments(
@@ -543,6 +545,16 @@ def test_two_comment_keys_keep_two_comments(
     )
     assert "key=releases -->" in releases["body"] and "Gate failed, `any`" in releases["body"]
     assert api.writes()[-1] == ("PATCH", f"/repos/owner/catalogue/issues/comments/{develop['id']}")
+    # two uses in one job: a folder and an artifact each (one artifact name twice fails a run)
+    kept = [
+        run_action(repo, tmp_path, event, url, {"comment-key": key}).withs["Keep the full report"]
+        for key in ("develop", "releases/v1.0 (tag)")
+    ]
+    assert [k["name"] for k in kept] == [
+        "snapdiff-full-report-develop",
+        "snapdiff-full-report-releases-v1.0--tag-",
+    ]
+    assert len({k["path"] for k in kept}) == 2 and all(Path(k["path"]).is_file() for k in kept)
 
 
 def test_outside_a_pull_request_old_and_new_are_required(
@@ -606,13 +618,19 @@ def test_the_full_report_may_be_in_a_folder_of_the_runner_s_temporary_folder_onl
     api, url = forge
     run = run_action(repo, tmp_path, event, url, {"full-report": "reports/full.md"})
     assert run.outputs == {"status": "0"} and not run.failed, run.logs
-    assert (tmp_path / "runner-temp" / "snapdiff" / "reports" / "full.md").is_file()
+    folder = tmp_path / "runner-temp" / "snapdiff" / "release-notes-notes"  # the comment-key's
+    assert (folder / "reports" / "full.md").is_file()
     for outside in ("../full.md", "/tmp/full.md", "reports/../../full.md"):
         refused = run_action(repo, tmp_path, event, url, {"full-report": outside})
         assert refused.failed and refused.steps["Compare the revisions"] == "failure"
         said = "::error title=snapdiff::full-report: a file name inside the runner's temporary"
         assert said in refused.logs["Compare the revisions"]
     assert not (tmp_path / "full.md").exists() and len(api.writes()) == 1
+    for own in ("comment.md", "summary.md", "snapdiff.err"):
+        refused = run_action(repo, tmp_path, event, url, {"full-report": own})
+        assert refused.failed and refused.steps["Compare the revisions"] == "failure"
+        said = f"::error title=snapdiff::full-report: '{own}' is a file the action writes itself"
+        assert said in refused.logs["Compare the revisions"]
 
 
 def test_the_comment_key_cannot_end_the_marker_and_api_errors_are_one_line(

@@ -281,6 +281,22 @@ def test_fit_renders_little_even_when_row_lengths_mislead() -> None:
     assert len(renders) <= 2 + len(lengths).bit_length()  # here no more than bisecting (14)
 
 
+def test_a_text_cut_at_a_line_points_to_the_full_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """No section left to cut: the note says where the uncut report is, unless its name would
+    take a quarter of the budget or more."""
+    full = tmp_path / "full.md"
+    assert main([V1, V2, "--max-chars", "2000", "--full-report", str(full)]) == 0
+    text = capsys.readouterr().out
+    assert text.endswith(f"\n\n… cut to fit 2000 characters; see `{full}`.\n")
+    assert size(text) <= 2000 < size(full.read_text())
+    long = tmp_path / ("x" * 200 + ".md")
+    assert main([V1, V2, "--max-chars", "600", "--full-report", str(long)]) == 0
+    text = capsys.readouterr().out
+    assert text.endswith("\n… cut to fit 600 characters.\n") and size(text) <= 600
+
+
 def test_a_tiny_budget_still_fits(
     renderer: MarkdownRenderer, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -16,6 +16,7 @@ from clirun import run
 from pagegen import outputs_under_seeds, spec, write_page
 
 from snapdiff.cli import main
+from snapdiff.errors import UsageError
 from snapdiff.options import log_parser, parser
 
 ROOT = Path(__file__).parent.parent
@@ -87,6 +88,37 @@ def test_output_to_a_device_writes_to_it_and_leaves_it_a_device(tmp_path: Path) 
 def test_output_into_a_missing_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([V1, V2, "-o", str(tmp_path / "no" / "such" / "x.md")]) == 2
     assert "x.md: cannot write" in one_line_error(capsys)
+
+
+def test_an_output_that_cannot_be_written_leaves_none_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The report, its full report and its job summary: all written, or none (each first
+    beside its path, then renamed); a missing folder is said before any work."""
+    from snapdiff import output, sources
+
+    names = ["full.md", "summary.md", "notes.md"]
+    argv = [V1, V2, "--full-report", "full.md", "--job-summary", "summary.md", "-o", "notes.md"]
+    monkeypatch.chdir(tmp_path)
+    staged = output._staged
+
+    def full_disk_at_the_last(path: str, text: str) -> str:
+        if path == "notes.md":
+            raise UsageError(path, "cannot write: No space left on device", "free space")
+        return staged(path, text)
+
+    monkeypatch.setattr(output, "_staged", full_disk_at_the_last)
+    with pytest.raises(UsageError, match=r"notes\.md: cannot write"):
+        output.write_files(*((name, "text") for name in names))
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # no file, no temporary file
+    monkeypatch.setattr(output, "_staged", staged)
+    assert main(argv) == 0 and sorted(p.name for p in tmp_path.iterdir()) == sorted(names)
+    for path in tmp_path.iterdir():
+        path.unlink()
+    monkeypatch.setattr(sources, "load_pair", None)  # any work would fail otherwise
+    assert main([*argv[:-1], str(tmp_path / "no" / "notes.md")]) == 2
+    assert "notes.md: cannot write: No such file or directory" in one_line_error(capsys)
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize(

@@ -123,7 +123,8 @@ def test_the_default_range_is_what_the_pull_request_changes(forked: Path) -> Non
     }
     done, outputs, summary = run_compare(work, env)
     assert done.returncode == 0 and outputs["status"] == "0", done.stderr
-    written = forked.parent / "default-temp" / "snapdiff"
+    written = Path(outputs["folder"])  # no comment-key here: the folder `default`
+    assert written == forked.parent / "default-temp" / "snapdiff" / "default"
     comment = (written / "comment.md").read_text()
     assert "| Specs | 1 | 2 | 1 | 0 | 0 |" in comment  # exactly the one spec the branch adds
     assert summary.startswith("<!-- snapdiff report sha256:")

@@ -26,7 +26,7 @@ PRESETS = {
     "github-release": 125_000,  # release bodies
 }
 MIN_BUDGET = 500  # the title and summary of any report fit in this
-_CUT_NOTE = "\n\n… cut to fit {budget} characters.\n"
+_CUT_NOTE = "\n\n… cut to fit {budget} characters{see}.\n"
 
 
 def budget(max_chars: int | None, forge: str | None) -> int | None:
@@ -170,13 +170,15 @@ def fit(
     downgrades: int,
     budget: int,
     listing: Callable[[Mapping[SectionId, int], int], str] | None = None,
+    see: str | None = None,
 ) -> str:
     """The longest Markdown within budget, cutting sections in CUT_ORDER, each as little as it can.
 
     A step either leaves its section at the most rows that fit and stops, or cuts it to its
     floor and moves on. If even the title and summary do not fit, the text is cut at a line
     boundary with a note saying so. `listing(limits, most)`, if given, renders as `render`
-    does with each section listing only its first `most` of the rows the limits show.
+    does with each section listing only its first `most` of the rows the limits show. `see`:
+    where the uncut report is, for the note of a text cut at a line.
     """
     tried = _Renders(render, listing, totals, budget)
     limits: dict[SectionId, int] = {}
@@ -193,15 +195,18 @@ def fit(
         found, text = tried(limits)
         if text is not None:
             return _most_rows(tried, limits, section, (keep, text), (current, longer), budget)
-    return truncated(render(limits), budget)  # nothing fits: the last cut, rendered whole
+    return truncated(render(limits), budget, see)  # nothing fits: the last cut, rendered whole
 
 
-def truncated(text: str, budget: int) -> str:
-    """The text if it fits, else cut at a line boundary with a note saying so (what is left
-    when no section can be cut further, and all `snapdiff log` can do: it has no sections)."""
+def truncated(text: str, budget: int, see: str | None = None) -> str:
+    """The text if it fits, else cut at a line boundary with a note saying so, and where the
+    uncut report is if `see` says (what is left when no section can be cut further, and all
+    `snapdiff log` can do: it has no sections)."""
     if size(text) <= budget:
         return text
-    note = _CUT_NOTE.format(budget=budget)
+    note = _CUT_NOTE.format(budget=budget, see=f"; see {see}" if see else "")
+    if see and 4 * size(note) > budget:  # a long address: the note without it
+        return truncated(text, budget)
     room = budget - size(note)
     cut = text.encode("utf-8")[: max(room, 0)].decode("utf-8", "ignore")
     return cut[: cut.rfind("\n") + 1] + note.lstrip("\n") if "\n" in cut else note.strip() + "\n"

@@ -225,7 +225,8 @@ class MarkdownRenderer:
         totals = {s.id: len(self.rows[s.id]) for s in SECTIONS}
         bumps = [p["bump"] for p in self.rows["bumps"]]
         downgrades = sum(1 for bump in bumps if bump and bump["kind"] == "downgrade")
-        return self._marked(fit(self._render, totals, downgrades, budget, self._listing))
+        see = self._whole["full_report"]
+        return self._marked(fit(self._render, totals, downgrades, budget, self._listing, see))
 
 
 def render_markdown(
