@@ -219,6 +219,7 @@ def _log(argv: Sequence[str]) -> int:
     from .sources import LoadOptions, backwards, history_parts, load_sequence, short_commit
 
     args = parse(argv, log=True)
+    outputs_checked(("--output", args.output))  # before any work
     snapshots = [args.range, *args.more]
     if args.more:
         start, end = snapshots[0], snapshots[-1]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -66,11 +67,13 @@ def write_files(*files: tuple[str | None, str | None]) -> None:
             try:
                 os.replace(temp, path)
             except OSError as exc:
-                raise UsageError(path, f"cannot write: {exc.strerror}", "check the path") from exc
+                what = f"cannot write: {exc.strerror}"
+                raise UsageError(path, what, "free space or check the path") from exc
             staged.pop(0)
     finally:
-        for temp, _ in staged:
-            os.unlink(temp)
+        for temp, _ in staged:  # one may be renamed already (an interrupt as it was)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp)
     for path, text in wanted:
         if _device(path):
             _direct(path, text)
@@ -90,9 +93,10 @@ def outputs_checked(*outputs: tuple[str, str | None]) -> None:
     for option, path in outputs:
         if not path or _device(path):
             continue
-        if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-            what = "cannot write: No such file or directory"
-            raise UsageError(path, what, "check the folder exists")
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder):
+            why = "Not a directory" if os.path.exists(folder) else "No such file or directory"
+            raise UsageError(path, f"cannot write: {why}", "check the folder exists")
         first = seen.setdefault(os.path.realpath(path), option)
         if first != option:
             what = f"names the same file as {first}"

@@ -527,7 +527,7 @@ def test_a_long_comment_key_still_fits_github_s_limit(
     full = Path(run.withs["Keep the full report"]["path"]).read_text()
     assert len(ours["body"]) <= 65_536 < len(full)
     name = run.withs["Keep the full report"]["name"]  # the key cut, and its digest
-    assert re.fullmatch(r"snapdiff-full-report-release-notes-k{34}-[0-9a-f]{11}", name)
+    assert re.fullmatch(r"snapdiff-full-report-release-notes%2Fk{32}-[0-9a-f]{11}", name)
 
 
 def test_two_comment_keys_keep_two_comments(
@@ -552,7 +552,7 @@ def test_two_comment_keys_keep_two_comments(
     ]
     assert [k["name"] for k in kept] == [
         "snapdiff-full-report-develop",
-        "snapdiff-full-report-releases-v1.0--tag-",
+        "snapdiff-full-report-releases%2Fv1%2E0%20%28tag%29",
     ]
     assert len({k["path"] for k in kept}) == 2 and all(Path(k["path"]).is_file() for k in kept)
 
@@ -618,7 +618,7 @@ def test_the_full_report_may_be_in_a_folder_of_the_runner_s_temporary_folder_onl
     api, url = forge
     run = run_action(repo, tmp_path, event, url, {"full-report": "reports/full.md"})
     assert run.outputs == {"status": "0"} and not run.failed, run.logs
-    folder = tmp_path / "runner-temp" / "snapdiff" / "release-notes-notes"  # the comment-key's
+    folder = tmp_path / "runner-temp" / "snapdiff" / "release%20notes%2Fnotes"  # the key's
     assert (folder / "reports" / "full.md").is_file()
     for outside in ("../full.md", "/tmp/full.md", "reports/../../full.md"):
         refused = run_action(repo, tmp_path, event, url, {"full-report": outside})
@@ -626,10 +626,10 @@ def test_the_full_report_may_be_in_a_folder_of_the_runner_s_temporary_folder_onl
         said = "::error title=snapdiff::full-report: a file name inside the runner's temporary"
         assert said in refused.logs["Compare the revisions"]
     assert not (tmp_path / "full.md").exists() and len(api.writes()) == 1
-    for own in ("comment.md", "summary.md", "snapdiff.err"):
+    for own in ("comment.md", "summary.md", "./snapdiff.err"):
         refused = run_action(repo, tmp_path, event, url, {"full-report": own})
         assert refused.failed and refused.steps["Compare the revisions"] == "failure"
-        said = f"::error title=snapdiff::full-report: '{own}' is a file the action writes itself"
+        said = f"full-report: '{own.lstrip('./')}' is a file the action writes itself"
         assert said in refused.logs["Compare the revisions"]
 
 

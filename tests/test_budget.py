@@ -284,8 +284,8 @@ def test_fit_renders_little_even_when_row_lengths_mislead() -> None:
 def test_a_text_cut_at_a_line_points_to_the_full_report(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """No section left to cut: the note says where the uncut report is, unless its name would
-    take a quarter of the budget or more."""
+    """No section left to cut: the note says where the uncut report is, unless the note would
+    then take more than a quarter of the budget."""
     full = tmp_path / "full.md"
     assert main([V1, V2, "--max-chars", "2000", "--full-report", str(full)]) == 0
     text = capsys.readouterr().out

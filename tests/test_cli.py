@@ -121,6 +121,26 @@ def test_an_output_that_cannot_be_written_leaves_none_written(
     assert list(tmp_path.iterdir()) == []
 
 
+def test_an_interrupt_as_outputs_are_renamed_leaves_no_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """SIGTERM (a SystemExit here) or ^C right after the first rename: that file is written,
+    the interrupt goes on, and the others' temporary files are gone."""
+    from snapdiff import output
+
+    renamed = os.replace
+
+    def interrupted(source: str, target: str) -> None:
+        renamed(source, target)
+        raise KeyboardInterrupt
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(output.os, "replace", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        output.write_files(("a.md", "a"), ("b.md", "b"), ("c.md", "c"))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.md"]
+
+
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
