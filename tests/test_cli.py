@@ -135,7 +135,7 @@ def test_an_interrupt_as_outputs_are_renamed_leaves_no_temporary_file(
         raise KeyboardInterrupt
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(output.os, "replace", interrupted)
+    monkeypatch.setattr(os, "replace", interrupted)
     with pytest.raises(KeyboardInterrupt):
         output.write_files(("a.md", "a"), ("b.md", "b"), ("c.md", "c"))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.md"]
