@@ -10,7 +10,7 @@ from typing import TextIO
 
 from .errors import UsageError, printable
 
-__all__ = ["TerminalProgress", "outputs_checked", "write", "write_atomically", "write_files"]
+__all__ = ["TerminalProgress", "outputs_checked", "write", "write_files"]
 
 
 def _device(path: str) -> bool:
@@ -79,12 +79,6 @@ def write_files(*files: tuple[str | None, str | None]) -> None:
             _direct(path, text)
 
 
-def write_atomically(path: str, text: str) -> None:
-    """Write text to path through a temporary file and a rename: never a half-written file
-    (a device or pipe is written directly)."""
-    write_files((path, text))
-
-
 def outputs_checked(*outputs: tuple[str, str | None]) -> None:
     """Before any work: outputs given as (option, path) may not name one file twice (the last
     written would replace the others; a device or pipe, `/dev/null` say, may be named by
@@ -116,7 +110,7 @@ def _mode(path: str) -> int:
 def write(path: str | None, text: str) -> None:
     """To the file (atomically), else to stdout."""
     if path:
-        write_atomically(path, text)
+        write_files((path, text))
         return
     try:
         sys.stdout.write(text)

@@ -190,18 +190,13 @@ class MarkdownRenderer:
     def _marked(self, text: str) -> str:
         return marked(text, self._labels)
 
-    def _context(self, limits: Mapping[SectionId, int] | None) -> MarkdownContext:
-        if not limits:
-            return self._whole
-        found = self._whole.copy()
-        found["sections"] = cut_sections(self.rows, limits)
-        return found
-
     def _render(self, limits: Mapping[SectionId, int] | None) -> str:
         """The Markdown with the marker's placeholder (of the same length as the marker); the
         whole text rendered once (a comment that fits is also its full report)."""
         if limits:
-            return _render(self._template, self._context(limits))
+            cut = self._whole.copy()
+            cut["sections"] = cut_sections(self.rows, limits)
+            return _render(self._template, cut)
         if self._whole_text is None:
             self._whole_text = _render(self._template, self._whole)
         return self._whole_text
