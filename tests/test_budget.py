@@ -333,6 +333,19 @@ def test_full_report_is_uncut_and_cut_lines_point_to_it(
     assert cut_md.read_text().startswith("<!-- snapdiff report")
 
 
+def _renderers_built(monkeypatch: pytest.MonkeyPatch) -> list[MarkdownRenderer]:
+    """Every MarkdownRenderer made from now on, in order."""
+    built: list[MarkdownRenderer] = []
+    init = MarkdownRenderer.__init__
+
+    def counted_init(self: MarkdownRenderer, *args: object, **kwargs: object) -> None:
+        built.append(self)
+        init(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(MarkdownRenderer, "__init__", counted_init)
+    return built
+
+
 def test_a_comment_and_its_full_report_are_worked_out_once(
     big: tuple[str, str],
     tmp_path: Path,
@@ -343,19 +356,14 @@ def test_a_comment_and_its_full_report_are_worked_out_once(
     both, and a comment that fits is its full report, rendered once."""
     from snapdiff.render import markdown
 
-    built: list[MarkdownRenderer] = []
+    built = _renderers_built(monkeypatch)
     rendered: list[object] = []
-    init, render = MarkdownRenderer.__init__, markdown._render
-
-    def counted_init(self: MarkdownRenderer, *args: object, **kwargs: object) -> None:
-        built.append(self)
-        init(self, *args, **kwargs)  # type: ignore[arg-type]
+    render = markdown._render
 
     def counted_render(*args: object) -> str:
         rendered.append(args[1])
         return render(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(MarkdownRenderer, "__init__", counted_init)
     monkeypatch.setattr(markdown, "_render", counted_render)
     full = tmp_path / "full.md"
     assert main([V1, V2, "--for", "github", "--full-report", str(full)]) == 0
@@ -379,14 +387,7 @@ def test_the_job_summary_is_the_github_summary_cut_of_the_same_run(
     sized = ["--full-report", str(full)]
     assert main([*big, *sized, "--for", "github-summary"]) == 0
     expected = capsys.readouterr().out
-    built: list[object] = []
-    init = MarkdownRenderer.__init__
-
-    def counted_init(self: MarkdownRenderer, *args: object, **kwargs: object) -> None:
-        built.append(self)
-        init(self, *args, **kwargs)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(MarkdownRenderer, "__init__", counted_init)
+    built = _renderers_built(monkeypatch)
     assert main([*big, *sized, "--for", "github", "--job-summary", str(summary)]) == 0
     comment = capsys.readouterr().out
     assert summary.read_text() == expected != comment and len(built) == 1
