@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from clirun import V1, V2, run
 
-from snapdiff.render.markdown import _environment
+from snapdiff.render.markdown import _environment, _printing
 
 
 def test_a_template_file_and_a_template_folder(
@@ -115,3 +115,25 @@ def test_a_rows_fields_read_as_the_sandbox_reads_them() -> None:
             reference.from_string(source).render(row=row)
         with pytest.raises(type(theirs.value)):
             ours.from_string(source).render(row=row)
+
+
+def test_what_a_template_prints_as_markupsafe_escapes_it() -> None:
+    """Each printed value as `markupsafe.escape` gives it (a Markup is given back as it is, not
+    copied: issue 28): a number or a list HTML-escaped, a string from the data a code span,
+    a constant of the template's HTML-escaped (as Jinja folds it), what a filter, a macro or a
+    `set` block composed kept."""
+    import markupsafe
+
+    source = (
+        "{% macro m(x) %}<i>{{ x }}</i>{% endmacro %}{% set b %}<b>{{ n }}</b>{% endset %}"
+        "{{ n }} {{ items }} {{ s }} {{ '<c>' }} {{ n|number }} {{ m('<x>') }} {{ b }} {{ none }}"
+    )
+    values = {"n": 1234, "items": ["<a>", "b'c"], "s": "<s>", "none": None}
+    plain = _environment(None).from_string(source)
+    quick = _printing(_environment(None).from_string(source))
+    assert quick.root_render_func.__globals__["escape"] is not markupsafe.escape
+    expected = (
+        "1234 [&#39;&lt;a&gt;&#39;, &#34;b&#39;c&#34;] `<s>` &lt;c&gt; 1,234 <i>`<x>`</i> "
+        "<b>1234</b> None"
+    )
+    assert plain.render(values) == quick.render(values) == expected

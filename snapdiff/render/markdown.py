@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, cast
 import jinja2
 import jinja2.bccache
 import jinja2.sandbox
+from markupsafe import Markup, escape
 
 from ..errors import TemplateError
 from ..report import Report
@@ -110,6 +111,22 @@ def _environment(template_dir: str | None, cached: bool = False) -> jinja2.Envir
     return env
 
 
+def _escaped(value: object) -> Markup:
+    """What the template prints, as `markupsafe.escape` gives it, but a Markup (all that
+    `finalize` gives but numbers) is given back as it is, not copied into a new one."""
+    return value if isinstance(value, Markup) else escape(value)
+
+
+def _printing(template: jinja2.Template) -> jinja2.Template:
+    """The template with `_escaped` for what each `{{ }}` prints: Jinja's compiled code calls
+    the name `escape` of its module's namespace (markupsafe's, two Python calls a value: 0.05 s
+    of the 0.33 s a release pair's Markdown takes). A template it includes keeps its own."""
+    namespace = template.root_render_func.__globals__
+    if namespace.get("escape") is escape:
+        namespace["escape"] = _escaped
+    return template
+
+
 def _template(
     template: str | None, template_dir: str | None, default: str, cached: bool
 ) -> jinja2.Template:
@@ -118,7 +135,8 @@ def _template(
     path = Path(template) if template else None
     name = path.name if path else default
     try:
-        return _environment(str(path.parent) if path else template_dir, cached).get_template(name)
+        env = _environment(str(path.parent) if path else template_dir, cached)
+        return _printing(env.get_template(name))
     except jinja2.TemplateNotFound as exc:
         where = template or f"{template_dir}/{name}"
         raise TemplateError(where, "template not found", "check the path") from exc
