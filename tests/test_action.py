@@ -263,6 +263,8 @@ def _shims(folder: Path) -> Path:
     snapdiff.write_text(
         '#!/bin/bash\necho "$*" >> "$SNAPDIFF_LOG"\n'
         'if [ -n "$SNAPDIFF_KILLED" ]; then kill -9 $$; fi\n'  # as the kernel ends it, say
+        # as Python ends a broken install: a traceback, exit status 1
+        'if [ -n "$SNAPDIFF_BROKEN" ]; then echo "ImportError: no module" >&2; exit 1; fi\n'
         f'exec "{sys.executable}" -m snapdiff "$@"\n'
     )
     for made in (shim, snapdiff):
@@ -605,9 +607,33 @@ def test_a_snapdiff_killed_is_said_as_such_and_nothing_is_posted(
     assert run.outputs == {"status": "137"} and run.failed
     assert run.steps["Compare the revisions"] == "success"
     assert run.steps["Post or update the comment"] == "skipped"
-    said = "::error title=snapdiff::snapdiff ended with exit status 137"
+    said = "::error title=snapdiff::snapdiff ended with exit status 137 before writing its report"
     assert said in run.logs["Compare the revisions"]
-    assert run.logs["Fail when snapdiff did"] == "snapdiff: ended with exit status 137\n"
+    last = "snapdiff: ended with exit status 137 before writing its report\n"
+    assert run.logs["Fail when snapdiff did"] == last
+    assert api.calls == [] and run.summary == ""
+
+
+def test_a_snapdiff_that_fails_before_its_report_is_not_taken_for_changes(
+    pull_request: tuple[Path, dict[str, Any]],
+    forge: tuple[Forge, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Exit status 1 with no report written (a Python error before snapdiff's own handling, as
+    a broken install gives) is neither a failed gate nor changes, and nothing is posted."""
+    repo, event = pull_request
+    api, url = forge
+    monkeypatch.setenv("SNAPDIFF_BROKEN", "1")
+    run = run_action(repo, tmp_path, event, url, {"comment-key": "k"})
+    assert run.outputs == {"status": "1"} and run.failed
+    assert run.steps["Compare the revisions"] == "success"
+    assert run.steps["Post or update the comment"] == "skipped"
+    log = run.logs["Compare the revisions"]
+    assert "ImportError: no module" in log
+    said = "snapdiff ended with exit status 1 before writing its report"
+    assert f"::error title=snapdiff::{said}" in log
+    assert run.logs["Fail when snapdiff did"] == f"snapdiff: {said.removeprefix('snapdiff ')}\n"
     assert api.calls == [] and run.summary == ""
 
 

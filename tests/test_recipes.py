@@ -48,7 +48,7 @@ def test_the_action_uploads_the_report_even_on_failure_and_skips_forks() -> None
     assert steps["Keep the full report"]["if"] == "always()"
     comment = steps["Post or update the comment"]
     assert "head.repo.full_name == github.repository" in comment["if"]
-    assert "(steps.diff.outputs.status == '0' || steps.diff.outputs.status == '1')" in comment["if"]
+    assert "steps.diff.outputs.written == 'true'" in comment["if"]
     assert "python -m snapdiff.ghcomment" in comment["run"]  # tests/test_action.py runs it
 
 
