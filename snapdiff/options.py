@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, NoReturn
 from . import __version__
 from .errors import UsageError
 from .gates import GATES, THRESHOLD_EXAMPLE
+from .output import beside, to_file
 from .render.budget import PRESETS
 from .render.formats import FORMATS, log_formats
 
@@ -78,11 +79,13 @@ def parser() -> argparse.ArgumentParser:
     markdown(
         "--full-report",
         metavar="FILE",
+        type=beside,
         help="also write the uncut report to FILE (JSON if it ends in .json)",
     )
     markdown(
         "--job-summary",
         metavar="FILE",
+        type=beside,
         help="also write the Markdown cut to a GitHub job summary's limit (github-summary) "
         "to FILE, whatever --for, --max-chars and --format: a comment and its job summary "
         "from one run",
@@ -140,7 +143,7 @@ def _add_format(add: Callable[..., object], names: Sequence[str] = tuple(FORMATS
         default="markdown",
         help=f"{', '.join(helps[:-1])}{',' * (len(helps) > 2)} or {helps[-1]}",
     )
-    add("-o", "--output", metavar="FILE", help="write to FILE (atomically) instead of stdout")
+    add("-o", "--output", metavar="FILE", type=to_file, help="write to FILE atomically (-: stdout)")
 
 
 def _add_inputs(add: Callable[..., object]) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import sys
@@ -10,7 +11,20 @@ from typing import TextIO
 
 from .errors import UsageError, printable
 
-__all__ = ["TerminalProgress", "outputs_checked", "write", "write_files"]
+__all__ = ["TerminalProgress", "beside", "outputs_checked", "to_file", "write", "write_files"]
+
+
+def to_file(path: str) -> str | None:
+    """-o FILE as argparse reads it: `-` is stdout, as without -o (never a file named `-`)."""
+    return None if path == "-" else path
+
+
+def beside(path: str) -> str:
+    """A file written beside the report (--full-report, --job-summary): `-` is refused, as
+    stdout carries the report itself."""
+    if path == "-":
+        raise argparse.ArgumentTypeError("stdout carries the report itself: name a file")
+    return path
 
 
 def _device(path: str) -> bool:

@@ -85,6 +85,22 @@ def test_output_to_a_device_writes_to_it_and_leaves_it_a_device(tmp_path: Path) 
     assert not fifo.is_file() and fifo.exists()  # still a pipe, not replaced by a file
 
 
+def test_dash_as_output_is_stdout_and_refused_for_a_file_beside_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`-o -` prints the report, as without -o, and makes no file named `-`; the full report
+    and the job summary must be files (stdout carries the report)."""
+    monkeypatch.chdir(tmp_path)
+    assert main([V1, V2]) == 0
+    expected = capsys.readouterr().out
+    assert main([V1, V2, "-o", "-"]) == 0
+    assert capsys.readouterr().out == expected and os.listdir(tmp_path) == []
+    for option in ("--full-report", "--job-summary"):
+        assert main([V1, V2, option, "-", "-o", "x.md"]) == 2
+        assert f"argument {option}: stdout carries the report itself" in one_line_error(capsys)
+        assert os.listdir(tmp_path) == []
+
+
 def test_output_into_a_missing_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([V1, V2, "-o", str(tmp_path / "no" / "such" / "x.md")]) == 2
     assert "x.md: cannot write" in one_line_error(capsys)
