@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, TypedDict
+from typing import Literal, NotRequired, TypedDict
 
 from .report import GateLevel, OwnChange, Status
 from .versions import BumpKind, BumpSize
@@ -12,6 +12,7 @@ __all__ = [
     "ChangeJSON",
     "ConfigurationJSON",
     "ExemptionJSON",
+    "FieldJSON",
     "GateJSON",
     "HistoryJSON",
     "MissingDependencyJSON",
@@ -58,6 +59,7 @@ BumpJSON = TypedDict("BumpJSON", {"from": str, "to": str, "kind": BumpKind, "siz
 class FieldJSON(TypedDict):
     old: object
     new: object
+    missing: NotRequired[Literal["old", "new"]]  # a side without it (a page's own key)
 
 
 class SpecChangeJSON(TypedDict):
@@ -214,9 +216,7 @@ class MissingDependencyJSON(TypedDict):
     new: bool
 
 
-class RebuildsJSON(TypedDict):
-    """SPEC section 6: why specs were rebuilt, when both sides are build-cache indexes."""
-
+class RebuildsJSON(TypedDict):  # SPEC section 6: why specs were rebuilt (build-cache indexes)
     triggers: list[TriggerJSON]
     cascades: list[CascadeJSON]
     hash_scheme: list[str]

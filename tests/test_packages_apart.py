@@ -95,6 +95,7 @@ def test_field_changes_come_back_as_the_json_report_writes_them(
     assert {f.name for f in changed[0].fields} == {"versions", "variants", "size", "note"}
     kinds = {"versions": tuple, "variants": tuple, "size": list, "note": str}
     assert all(type(f.new) is kinds[f.name] for f in changed[-1].fields)
+    assert [f.missing for f in changed[-1].fields if f.name == "note"] == ["old"]
     assert render_json(apart) == render_json(here)
     assert render_markdown(apart) == render_markdown(here)
 

@@ -620,17 +620,22 @@ def test_a_key_the_generator_does_not_write_is_a_field_of_its_own_name(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """SPEC §4: `fields` names each field that differs; a key the generator does not write was
-    reported as `extra`, its values JSON text in lists of pairs."""
-    write_page(tmp_path / "old", "zlib", [spec("a", foo="-", gone=2**70)])
-    write_page(tmp_path / "new", "zlib", [spec("a", foo=[1, "a", None], new={"k": 1.5})])
+    reported as `extra`, its values JSON text in lists of pairs. A side without the key is
+    named (`missing`): a key null on one side and missing on the other read `null → null`."""
+    old = [spec("a", foo="-", gone=2**70, nulled=None, kept=None)]
+    new = [spec("a", foo=[1, "a", None], new={"k": 1.5}, kept=None)]
+    write_page(tmp_path / "old", "zlib", old)
+    write_page(tmp_path / "new", "zlib", new)
     code, out, err = run([str(tmp_path / "old"), str(tmp_path / "new"), "-f", "json"], capsys)
     assert code == 0, err
     (changed,) = json.loads(out)["packages"][0]["specs_changed"]
     assert changed["fields"] == {
         "foo": {"old": "-", "new": [1, "a", None]},
-        "gone": {"old": 2**70, "new": None},
-        "new": {"old": None, "new": {"k": 1.5}},
+        "gone": {"old": 2**70, "new": None, "missing": "new"},
+        "new": {"old": None, "new": {"k": 1.5}, "missing": "old"},
+        "nulled": {"old": None, "new": None, "missing": "new"},
     }
+    assert "nulled: removed null" in changed["details"]
 
 
 def test_a_key_named_package_leaves_a_move_said_in_the_fields(

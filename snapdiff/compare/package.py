@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import Literal
 
 from ..errors import UsageError
 from ..model import Entry, Page, PageEntries, Spec, written_as
@@ -20,6 +21,7 @@ Key = tuple[str, str]  # (tag, name)
 # (tag, hash) -> (package name, entry): specs that left or joined a page whose content differs
 Moves = dict[Key, tuple[str, Entry]]
 Asked = Callable[[str], bool]  # whether a stack is one the filters ask about
+Side = Literal["old", "new"]
 # compared by name; `extra`, the keys the generator does not write, each as a field of its own
 _COMPARED_FIELDS = tuple(f for f in Spec._fields if f not in ("hash", "stacks", "extra"))
 
@@ -84,13 +86,15 @@ def _other_fields(
     old: tuple[tuple[str, str], ...], new: tuple[tuple[str, str], ...]
 ) -> list[FieldChange]:
     """Each key the generator does not write that differs, by its own name, its values as the
-    page holds them (`None`, JSON's null, on a side without it)."""
+    page holds them (`None`, JSON's null, on a side without it, which `missing` names)."""
     was, now = dict(old), dict(new)
     found = []
     for key in sorted(was.keys() | now.keys()):
         before, after = was.get(key), now.get(key)  # canonical JSON text, or None
         if before != after:
-            found.append(FieldChange(key, *(json.loads(t) if t else None for t in (before, after))))
+            was_value, now_value = (json.loads(t) if t else None for t in (before, after))
+            missing: Side | None = "old" if before is None else "new" if after is None else None
+            found.append(FieldChange(key, was_value, now_value, missing))
     return found
 
 

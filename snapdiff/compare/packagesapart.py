@@ -88,7 +88,7 @@ def _field(field: FieldChange) -> FieldChange:
     if field.name not in _TUPLES:
         return field
     old, new = (tuple(v) if isinstance(v, list) else v for v in (field.old, field.new))
-    return FieldChange(field.name, old, new)
+    return FieldChange(field.name, old, new, field.missing)
 
 
 def _as_made(change: PackageChange) -> PackageChange:

@@ -12,6 +12,7 @@ from ..compare.classes import CLASSES
 from ..model import Configuration
 from ..report import (
     Change,
+    FieldChange,
     GateOutcome,
     PackageChange,
     Report,
@@ -27,6 +28,7 @@ from ..schema import (
     ChangeJSON,
     ClassCountJSON,
     ConfigurationJSON,
+    FieldJSON,
     GateJSON,
     HistoryJSON,
     PackageJSON,
@@ -71,14 +73,20 @@ def _json_value(value: object) -> object:
     return value
 
 
+def _field(change: FieldChange) -> FieldJSON:
+    """A field's values; `missing` names a side without it (its value `null` there), only then."""
+    found: FieldJSON = {"old": _json_value(change.old), "new": _json_value(change.new)}
+    if change.missing:
+        found["missing"] = change.missing
+    return found
+
+
 def _spec_change(change: SpecChange) -> SpecChangeJSON:
     return {
         "hash": change.hash,
         "stacks_added": list(change.stacks_added),
         "stacks_removed": list(change.stacks_removed),
-        "fields": {
-            f.name: {"old": _json_value(f.old), "new": _json_value(f.new)} for f in change.fields
-        },
+        "fields": {f.name: _field(f) for f in change.fields},
         "details": [line.plain() for line in change.details],
     }
 

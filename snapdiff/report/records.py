@@ -54,6 +54,7 @@ class FieldChange:
     name: str
     old: object
     new: object
+    missing: Literal["old", "new"] | None = None  # the side without it: a key of a page's own
 
 
 @dataclass(frozen=True, slots=True)
