@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal, NotRequired, TypedDict
 
-from .report import GateLevel, OwnChange, Status
+from .report import GateLevel, OwnChange, SideName, Status
 from .versions import BumpKind, BumpSize
 
 __all__ = [
@@ -59,7 +59,7 @@ BumpJSON = TypedDict("BumpJSON", {"from": str, "to": str, "kind": BumpKind, "siz
 class FieldJSON(TypedDict):
     old: object
     new: object
-    missing: NotRequired[Literal["old", "new"]]  # a side without it (a page's own key)
+    missing: NotRequired[SideName]  # a side without it (a page's own key)
 
 
 class SpecChangeJSON(TypedDict):

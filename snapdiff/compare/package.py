@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Literal
 
 from ..errors import UsageError
 from ..model import Entry, Page, PageEntries, Spec, written_as
-from ..report import FieldChange, PackageChange, Sentence, SpecChange
+from ..report import FieldChange, PackageChange, Sentence, SideName, SpecChange
 from ..versions import Bump, BumpKind, bump_kind, sort_versions, version_key
 from .builtas import built_of, rebuilt_count
 from .explain import Explanation, describe_fields, explain
@@ -21,7 +20,6 @@ Key = tuple[str, str]  # (tag, name)
 # (tag, hash) -> (package name, entry): specs that left or joined a page whose content differs
 Moves = dict[Key, tuple[str, Entry]]
 Asked = Callable[[str], bool]  # whether a stack is one the filters ask about
-Side = Literal["old", "new"]
 # compared by name; `extra`, the keys the generator does not write, each as a field of its own
 _COMPARED_FIELDS = tuple(f for f in Spec._fields if f not in ("hash", "stacks", "extra"))
 
@@ -93,7 +91,7 @@ def _other_fields(
         before, after = was.get(key), now.get(key)  # canonical JSON text, or None
         if before != after:
             was_value, now_value = (json.loads(t) if t else None for t in (before, after))
-            missing: Side | None = "old" if before is None else "new" if after is None else None
+            missing: SideName | None = "old" if before is None else "new" if after is None else None
             found.append(FieldChange(key, was_value, now_value, missing))
     return found
 

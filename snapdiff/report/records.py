@@ -22,6 +22,7 @@ __all__ = [
     "RootCount",
     "Sentence",
     "Side",
+    "SideName",
     "SpecChange",
     "StackChange",
     "StackMove",
@@ -32,6 +33,7 @@ __all__ = [
 SCHEMA_VERSION = 1  # of the JSON report
 Status = Literal["added", "removed", "changed"]
 GateLevel = Literal["fail", "warn"]  # --fail-on, --warn-on
+SideName = Literal["old", "new"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,7 +56,7 @@ class FieldChange:
     name: str
     old: object
     new: object
-    missing: Literal["old", "new"] | None = None  # the side without it: a key of a page's own
+    missing: SideName | None = None  # the side without it (a key of a page's own only)
 
 
 @dataclass(frozen=True, slots=True)
