@@ -164,15 +164,19 @@ def _values(pages: Mapping[Key, Page], differing: list[Key], stacks: set[Key]) -
     """Per stack of `stacks` and per dimension, how many of its specs have each value over some
     pages.
 
-    The entries of a tag's pages are tallied by configuration fields and stacks in one C-level
-    pass first, then each distinct tuple is split into its dimensions once: a tag's pages share
-    most of their configurations."""
-    tags = {tag for tag, _ in stacks}
+    The entries of a tag's pages that hold any of them are tallied by configuration fields and
+    stacks in one C-level pass first, then each distinct tuple is split into its dimensions
+    once: a tag's pages share most of their configurations."""
+    names: dict[str, set[str]] = {}  # per tag, the stacks asked about
+    for tag, name in stacks:
+        names.setdefault(tag, set()).add(name)
     tallies: dict[str, Counter[tuple[Any, ...]]] = {}
     for key in differing:
-        page = pages.get(key)
-        if key[0] not in tags or page is None or page.entries is None:
+        page, wanted = pages.get(key), names.get(key[0])
+        if wanted is None or page is None or page.entries is None:
             continue
+        if wanted.isdisjoint(page.entries.stacks):
+            continue  # a page holding none of them adds nothing
         tallies.setdefault(key[0], Counter()).update(map(_BY_STACKS, page.entries.values()))
     values: Values = {key: {d: Counter() for d in MOVE_DIMENSIONS} for key in stacks}
     for tag, tally in tallies.items():
