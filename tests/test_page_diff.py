@@ -9,12 +9,18 @@ from typing import Any
 
 from pagegen import spec, write_page
 
-from snapdiff.compare.builtas import built_of, rebuilt_count, versions_by_configuration
+from snapdiff.compare.builtas import (
+    built_of,
+    configurations_of,
+    rebuilt_count,
+    versions_by_configuration,
+)
 from snapdiff.compare.classify import classify
 from snapdiff.compare.diff import diff_snapshots
 from snapdiff.model import Configuration, Entry, Spec
 from snapdiff.render.jsonreport import render_json
 from snapdiff.sources import load_pair
+from snapdiff.sources.entries import Entries
 from snapdiff.versions import version_of
 
 
@@ -37,6 +43,9 @@ def test_built_as_is_the_normalised_configuration_and_version() -> None:
     assert expected[0] == expected[2]
     found = versions_by_configuration(built_of(entries))
     assert found == {expected[0][0]: {"1.0"}, expected[1][0]: {"2.0"}}
+    # a page's configurations, worked out once per distinct fields: the same
+    page = Entries({e.hash: e for e in entries}, "page")
+    assert configurations_of(page) == found
 
 
 def test_rebuilt_count_pairs_one_to_one() -> None:

@@ -13,8 +13,8 @@ from ..versions import version_of
 
 __all__ = [
     "Built",
-    "built_as",
     "built_of",
+    "configurations_of",
     "known_configuration",
     "next_diff",
     "rebuilt_count",
@@ -73,9 +73,10 @@ def built_of(entries: Iterable[Entry]) -> list[Built]:
     return list(map(_KNOWN.__getitem__, map(_FIELDS, entries)))
 
 
-def built_as(entries: PageEntries) -> dict[str, Built]:
-    """Each entry's configuration and version by hash."""
-    return dict(zip(entries.hashes(), built_of(entries.values()), strict=True))
+def configurations_of(entries: PageEntries) -> dict[Configuration, set[str]]:
+    """Each configuration of the entries with the versions built in it, worked out once per
+    distinct fields (a page's kept specs share them with its changed ones)."""
+    return versions_by_configuration(map(_KNOWN.__getitem__, set(map(_FIELDS, entries.values()))))
 
 
 def versions_by_configuration(built: Iterable[Built]) -> dict[Configuration, set[str]]:

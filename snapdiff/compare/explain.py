@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 from ..model import Configuration, PageEntries, Spec, Spellings, canonical_json, renamed
 from ..report import Change, Sentence, SpecChange, counted
-from .builtas import built_as, versions_by_configuration
+from .builtas import built_of, configurations_of
 from .claims import describe
 from .classify import classify
 from .migrations import find_migrations
@@ -127,13 +127,11 @@ def explain(
     kept = tuple(_stack_lines(changed)) if changed else ()
     if not (removed or added or any(change.fields for change in changed)):
         return Explanation(kept=kept)
-    built_old, built_new = built_as(old), built_as(new)
-    side_old = versions_by_configuration(built_old.values())
-    side_new = versions_by_configuration(built_new.values())
+    side_old, side_new = configurations_of(old), configurations_of(new)
     spelling = old.spellings() | new.spellings()
     variants_added, variants_removed = variant_values(side_old, side_new)
-    gone = list(zip(removed, map(built_old.__getitem__, removed), strict=True))
-    came = list(zip(added, map(built_new.__getitem__, added), strict=True))
+    gone = list(zip(removed, built_of(map(old.__getitem__, removed)), strict=True))
+    came = list(zip(added, built_of(map(new.__getitem__, added)), strict=True))
     facts = classify(gone, came, side_old, side_new)
     # what `builtas.rebuilt_count` counts: specs paired by configuration and version
     rebuilt = sum(len(fact.specs_old) for fact in facts if fact.kind == "rebuilt")
