@@ -185,7 +185,7 @@ def _gate(outcome: GateOutcome) -> GateView:
         "gate": outcome.gate,
         "level": outcome.level,
         "tripped": outcome.tripped,
-        "said": Safe(said.words.format(*(code(value) for value in said.values))),
+        "said": Safe(said.words.format(*map(code, said.values))),
         "above": outcome.above,
         "exemptions": [
             {

@@ -117,7 +117,7 @@ def plural(word: str, count: int) -> Safe:
 
 def some(items: Sequence[str], limit: int = LIST_LIMIT) -> Safe:
     """Values as code spans, comma-separated, cut after `limit` with how many were left out."""
-    shown = ", ".join(code(item) for item in items[:limit])
+    shown = ", ".join(map(code, items[:limit]))
     if len(items) > limit:
         shown += f", … and {len(items) - limit} more"
     return Safe(shown)
@@ -127,4 +127,4 @@ def sentence(said: Said | tuple[str, tuple[str, ...]]) -> Safe:
     """A sentence (a Said, or a report's Sentence: words, values) with its values as code
     spans."""
     words, values = (said["words"], said["values"]) if isinstance(said, dict) else said
-    return Safe(words.format(*(code(v) for v in values)))
+    return Safe(words.format(*map(code, values)))
