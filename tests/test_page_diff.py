@@ -9,12 +9,7 @@ from typing import Any
 
 from pagegen import spec, write_page
 
-from snapdiff.compare.builtas import (
-    built_of,
-    configurations_of,
-    rebuilt_count,
-    versions_by_configuration,
-)
+from snapdiff.compare.builtas import built_of, rebuilt_count
 from snapdiff.compare.classify import classify
 from snapdiff.compare.diff import diff_snapshots
 from snapdiff.model import Configuration, Entry, Spec
@@ -41,11 +36,9 @@ def test_built_as_is_the_normalised_configuration_and_version() -> None:
     assert built_of(entries) == expected
     # two spellings of one configuration are one configuration
     assert expected[0] == expected[2]
-    found = versions_by_configuration(built_of(entries))
+    # a page's configurations with their versions (what explain asks of a package's pages)
+    found = Entries({e.hash: e for e in entries}, "page").versions_by_configuration()
     assert found == {expected[0][0]: {"1.0"}, expected[1][0]: {"2.0"}}
-    # a page's configurations, worked out once per distinct fields: the same
-    page = Entries({e.hash: e for e in entries}, "page")
-    assert configurations_of(page) == found
 
 
 def test_rebuilt_count_pairs_one_to_one() -> None:

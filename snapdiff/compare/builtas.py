@@ -8,17 +8,15 @@ from collections.abc import Callable, Iterable
 from operator import attrgetter
 from typing import Any, TypeVar
 
-from ..model import Configuration, Entry, PageEntries, configuration_from
+from ..model import Configuration, Entry, configuration_from
 from ..versions import version_of
 
 __all__ = [
     "Built",
     "built_of",
-    "configurations_of",
     "known_configuration",
     "next_diff",
     "rebuilt_count",
-    "versions_by_configuration",
 ]
 
 Built = tuple[Configuration, str]  # a spec's configuration and version
@@ -71,20 +69,6 @@ def known_configuration(fields: tuple[Any, ...]) -> Configuration:
 def built_of(entries: Iterable[Entry]) -> list[Built]:
     """Each entry's configuration and version, as `Spec.from_entry` would normalise them."""
     return list(map(_KNOWN.__getitem__, map(_FIELDS, entries)))
-
-
-def configurations_of(entries: PageEntries) -> dict[Configuration, set[str]]:
-    """Each configuration of the entries with the versions built in it, worked out once per
-    distinct fields (a page's kept specs share them with its changed ones)."""
-    return versions_by_configuration(map(_KNOWN.__getitem__, set(map(_FIELDS, entries.values()))))
-
-
-def versions_by_configuration(built: Iterable[Built]) -> dict[Configuration, set[str]]:
-    """Each configuration of these specs with the versions built in it."""
-    found: dict[Configuration, set[str]] = {}
-    for config, version in set(built):
-        found.setdefault(config, set()).add(version)
-    return found
 
 
 def rebuilt_count(removed: Iterable[Built], added: Iterable[Built]) -> int:

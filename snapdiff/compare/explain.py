@@ -8,7 +8,7 @@ from typing import NamedTuple
 
 from ..model import Configuration, PageEntries, Spec, Spellings, canonical_json, renamed
 from ..report import Change, Sentence, SpecChange, counted
-from .builtas import built_of, configurations_of
+from .builtas import built_of
 from .claims import describe
 from .classify import classify
 from .migrations import find_migrations
@@ -127,7 +127,7 @@ def explain(
     kept = tuple(_stack_lines(changed)) if changed else ()
     if not (removed or added or any(change.fields for change in changed)):
         return Explanation(kept=kept)
-    side_old, side_new = configurations_of(old), configurations_of(new)
+    side_old, side_new = old.versions_by_configuration(), new.versions_by_configuration()
     spelling = old.spellings() | new.spellings()
     variants_added, variants_removed = variant_values(side_old, side_new)
     gone = list(zip(removed, built_of(map(old.__getitem__, removed)), strict=True))
