@@ -20,10 +20,10 @@ def to_file(path: str) -> str | None:
 
 
 def beside(path: str) -> str:
-    """A file written beside the report (--full-report, --job-summary): `-` is refused, as
-    stdout carries the report itself."""
+    """A file written beside the report (--full-report, --job-summary): `-`, stdout, is for
+    the report itself (-o), and refused here."""
     if path == "-":
-        raise argparse.ArgumentTypeError("stdout carries the report itself: name a file")
+        raise argparse.ArgumentTypeError("- (stdout) is for the report itself (-o): name a file")
     return path
 
 

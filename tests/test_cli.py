@@ -89,7 +89,7 @@ def test_dash_as_output_is_stdout_and_refused_for_a_file_beside_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`-o -` prints the report, as without -o, and makes no file named `-`; the full report
-    and the job summary must be files (stdout carries the report)."""
+    and the job summary must be files."""
     monkeypatch.chdir(tmp_path)
     assert main([V1, V2]) == 0
     expected = capsys.readouterr().out
@@ -97,7 +97,8 @@ def test_dash_as_output_is_stdout_and_refused_for_a_file_beside_it(
     assert capsys.readouterr().out == expected and os.listdir(tmp_path) == []
     for option in ("--full-report", "--job-summary"):
         assert main([V1, V2, option, "-", "-o", "x.md"]) == 2
-        assert f"argument {option}: stdout carries the report itself" in one_line_error(capsys)
+        said = f"argument {option}: - (stdout) is for the report itself (-o): name a file"
+        assert said in one_line_error(capsys)
         assert os.listdir(tmp_path) == []
 
 
