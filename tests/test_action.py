@@ -263,8 +263,8 @@ def _shims(folder: Path) -> Path:
     snapdiff.write_text(
         '#!/bin/bash\necho "$*" >> "$SNAPDIFF_LOG"\n'
         'if [ -n "$SNAPDIFF_KILLED" ]; then kill -9 $$; fi\n'  # as the kernel ends it, say
-        # as Python ends a broken install: a traceback, exit status 1
-        'if [ -n "$SNAPDIFF_BROKEN" ]; then echo "ImportError: no module" >&2; exit 1; fi\n'
+        # ended early, saying SNAPDIFF_SAYS (a broken install: a traceback and exit status 1)
+        'if [ -n "$SNAPDIFF_EXIT" ]; then echo "$SNAPDIFF_SAYS" >&2; exit "$SNAPDIFF_EXIT"; fi\n'
         f'exec "{sys.executable}" -m snapdiff "$@"\n'
     )
     for made in (shim, snapdiff):
@@ -599,9 +599,12 @@ def test_a_snapdiff_killed_is_said_as_such_and_nothing_is_posted(
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Killed (out of memory on a runner, say): exit status 137, neither a gate nor changes."""
+    """Killed (out of memory on a runner, say): exit status 137, neither a gate nor changes;
+    what an earlier use with the same key wrote is not taken for its report."""
     repo, event = pull_request
     api, url = forge
+    assert not run_action(repo, tmp_path, event, url).failed and api.calls
+    api.calls.clear()
     monkeypatch.setenv("SNAPDIFF_KILLED", "1")
     run = run_action(repo, tmp_path, event, url)
     assert run.outputs == {"status": "137"} and run.failed
@@ -614,24 +617,29 @@ def test_a_snapdiff_killed_is_said_as_such_and_nothing_is_posted(
     assert api.calls == [] and run.summary == ""
 
 
+@pytest.mark.parametrize(("status", "says"), [("1", "ImportError: no module"), ("2", "")])
 def test_a_snapdiff_that_fails_before_its_report_is_not_taken_for_changes(
+    status: str,
+    says: str,
     pull_request: tuple[Path, dict[str, Any]],
     forge: tuple[Forge, str],
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Exit status 1 with no report written (a Python error before snapdiff's own handling, as
-    a broken install gives) is neither a failed gate nor changes, and nothing is posted."""
+    a broken install gives), or 2 with no error line, is neither a failed gate nor changes, and
+    nothing is posted."""
     repo, event = pull_request
     api, url = forge
-    monkeypatch.setenv("SNAPDIFF_BROKEN", "1")
+    monkeypatch.setenv("SNAPDIFF_EXIT", status)
+    monkeypatch.setenv("SNAPDIFF_SAYS", says)
     run = run_action(repo, tmp_path, event, url, {"comment-key": "k"})
-    assert run.outputs == {"status": "1"} and run.failed
+    assert run.outputs == {"status": status} and run.failed
     assert run.steps["Compare the revisions"] == "success"
     assert run.steps["Post or update the comment"] == "skipped"
     log = run.logs["Compare the revisions"]
-    assert "ImportError: no module" in log
-    said = "snapdiff ended with exit status 1 before writing its report"
+    assert says in log
+    said = f"snapdiff ended with exit status {status} before writing its report"
     assert f"::error title=snapdiff::{said}" in log
     assert run.logs["Fail when snapdiff did"] == f"snapdiff: {said.removeprefix('snapdiff ')}\n"
     assert api.calls == [] and run.summary == ""
