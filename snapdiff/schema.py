@@ -78,8 +78,8 @@ class ConfigurationJSON(TypedDict):
     variants: list[str]
 
 
-_ChangeJSON = TypedDict(
-    "_ChangeJSON",
+ChangeJSON = TypedDict(  # one explanation (SPEC section 2a)
+    "ChangeJSON",
     {
         "class": str,
         "configurations_old": list[ConfigurationJSON],
@@ -88,15 +88,10 @@ _ChangeJSON = TypedDict(
         "versions_new": list[str],
         "specs_old": list[str],
         "specs_new": list[str],
+        "dimensions": NotRequired[list[str]],  # migrations only
+        "text": NotRequired[str],  # always, added last (after `dimensions`)
     },
 )
-
-
-class ChangeJSON(_ChangeJSON, total=False):
-    """One explanation (SPEC section 2a); `dimensions` for migrations only, `text` always."""
-
-    dimensions: list[str]
-    text: str
 
 
 class PackageJSON(TypedDict):
@@ -216,7 +211,9 @@ class MissingDependencyJSON(TypedDict):
     new: bool
 
 
-class RebuildsJSON(TypedDict):  # SPEC section 6: why specs were rebuilt (build-cache indexes)
+class RebuildsJSON(TypedDict):
+    """SPEC section 6: why specs were rebuilt, when both sides are build-cache indexes."""
+
     triggers: list[TriggerJSON]
     cascades: list[CascadeJSON]
     hash_scheme: list[str]

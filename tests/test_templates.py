@@ -6,6 +6,7 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+import markupsafe
 import pytest
 from clirun import V1, V2, run
 
@@ -122,8 +123,6 @@ def test_what_a_template_prints_as_markupsafe_escapes_it() -> None:
     copied: issue 28): a number or a list HTML-escaped, a string from the data a code span,
     a constant of the template's HTML-escaped (as Jinja folds it), what a filter, a macro or a
     `set` block composed kept."""
-    import markupsafe
-
     source = (
         "{% macro m(x) %}<i>{{ x }}</i>{% endmacro %}{% set b %}<b>{{ n }}</b>{% endset %}"
         "{{ n }} {{ items }} {{ s }} {{ '<c>' }} {{ n|number }} {{ m('<x>') }} {{ b }} {{ none }}"

@@ -91,7 +91,11 @@ def _other_fields(
         before, after = was.get(key), now.get(key)  # canonical JSON text, or None
         if before != after:
             was_value, now_value = (json.loads(t) if t else None for t in (before, after))
-            missing: SideName | None = "old" if before is None else "new" if after is None else None
+            missing: SideName | None = None
+            if before is None:
+                missing = "old"
+            elif after is None:
+                missing = "new"
             found.append(FieldChange(key, was_value, now_value, missing))
     return found
 
