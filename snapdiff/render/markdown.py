@@ -112,8 +112,8 @@ def _environment(template_dir: str | None, cached: bool = False) -> jinja2.Envir
 
 
 def _escaped(value: object) -> Markup:
-    """What the template prints, as `markupsafe.escape` gives it, but a Markup (all that
-    `finalize` gives but numbers) is given back as it is, not copied into a new one."""
+    """What the template prints, as `markupsafe.escape` gives it, but a Markup (every string
+    `finalize` gives is one) is given back as it is, not copied into a new one."""
     return value if isinstance(value, Markup) else escape(value)
 
 
