@@ -617,7 +617,10 @@ def test_a_snapdiff_killed_is_said_as_such_and_nothing_is_posted(
     assert api.calls == [] and run.summary == ""
 
 
-@pytest.mark.parametrize(("status", "says"), [("1", "ImportError: no module"), ("2", "")])
+@pytest.mark.parametrize(
+    ("status", "says"),
+    [("1", "ImportError: no module"), ("2", ""), ("2", "snapdiff: warning: a warning, last")],
+)
 def test_a_snapdiff_that_fails_before_its_report_is_not_taken_for_changes(
     status: str,
     says: str,
@@ -627,8 +630,8 @@ def test_a_snapdiff_that_fails_before_its_report_is_not_taken_for_changes(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Exit status 1 with no report written (a Python error before snapdiff's own handling, as
-    a broken install gives), or 2 with no error line, is neither a failed gate nor changes, and
-    nothing is posted."""
+    a broken install gives), or 2 with no error line (a warning is none), is neither a failed
+    gate nor changes, and nothing is posted."""
     repo, event = pull_request
     api, url = forge
     monkeypatch.setenv("SNAPDIFF_EXIT", status)
