@@ -71,6 +71,24 @@ def test_the_gitlab_recipe_posts_from_a_file_fails_on_errors_and_pages() -> None
         assert done.returncode == 0, (line, done.stderr)
 
 
+@pytest.mark.parametrize(("status", "ends"), [("1", 1), ("137", 137)])
+def test_the_gitlab_recipe_says_a_snapdiff_that_ended_before_its_note(
+    status: str, ends: int, tmp_path: Path
+) -> None:
+    """With no note written (a Python error exits 1, as a failed gate does; killed: 137), the
+    job ends there, saying so, before posting anything."""
+    script = yaml.safe_load((ROOT / "docs" / "gitlab-ci.yml").read_text())["snapdiff"]["script"]
+    (checked,) = [line for line in script if line.startswith("test -f note.md")]
+    done = subprocess.run(
+        ["bash", "-c", f"status={status}\n{checked}"], cwd=tmp_path, capture_output=True, text=True
+    )
+    said = f"snapdiff ended with exit status {status} before writing its report\n"
+    assert (done.returncode, done.stdout) == (ends, said)
+    (tmp_path / "note.md").write_text("<!-- snapdiff report -->\n")
+    posting = subprocess.run(["bash", "-c", f"status={status}\n{checked}"], cwd=tmp_path)
+    assert posting.returncode == 0  # a note written: on to posting it
+
+
 def _step(name: str) -> dict[str, Any]:
     found: dict[str, Any] = next(s for s in ACTION["runs"]["steps"] if s.get("name") == name)
     return found
