@@ -12,7 +12,8 @@ Then runs each command --runs times, interleaved, and prints a Markdown table pe
 median and the spread (min-max) of wall seconds, the ratios to `git diff --stat` and to the
 semantic floor (bench/semfloor.py: the tree diff, the changed blobs of both sides through one
 `git cat-file --batch`, and `json.loads` of each changed page's `spec_details`: issue 20's
-yardstick), and peak RSS. snapdiff's git mode runs cold (an empty cache folder before each run)
+yardstick), CPU seconds (user and system, with every process the command waited for: git, forked
+children), and peak RSS. snapdiff's git mode runs cold (an empty cache folder before each run)
 and warm (the cache its warm-up run left); directory mode is set against bench/floor.py (read and
 json-parse both sides). Last, `snapdiff log v1..v11` (10 commits, cold) per commit against one
 cold pair diff. It also checks the counts snapdiff reports against gencat's ground truth.
@@ -32,6 +33,9 @@ generator's ground truth and for the same bytes (Markdown and JSON) from two run
   index:        a build-cache index pair of 200,000 records a side (bench/genindex.py,
                 synthetic) against the index floor (bench/indexfloor.py: `json.loads` of both
                 files, both kept, collector off, no interpreter teardown).
+Beside each ratio, the least one its CPU seconds allow (spread perfectly over this machine's
+cores, against the floor's wall time): when that is above a target, no overlap of processes can
+meet it; only less CPU can.
 
 Usage: python bench/run.py [--runs 5] [--sizes develop,all,log] [--out bench/out]
        python bench/run.py --runs 3 --sizes release,log60,index,release-all
@@ -44,6 +48,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -52,6 +57,7 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 GENCAT = ROOT / "bench" / "gencat.py"  # the synthetic catalogue generator (labelled synthetic)
@@ -182,7 +188,19 @@ def generate_index(out: Path) -> Path:
     return base
 
 
-Sample = tuple[float, int]  # wall seconds, peak RSS (KiB)
+class Sample(NamedTuple):
+    """One run: wall seconds, peak RSS (KiB), and CPU seconds (user and system) of the command
+    and of every process it waited for (git, forked children)."""
+
+    seconds: float
+    peak: int
+    cpu: float = 0.0
+
+
+def _children_cpu() -> float:
+    """CPU seconds of this script's children (and theirs) that have ended and been waited for."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 def _python_peaks(pid: int) -> dict[int, int]:
@@ -223,7 +241,7 @@ def own_peak(command: list[str], cwd: Path) -> Sample:
         if proc.returncode != 0:
             stderr.seek(0)
             sys.exit(f"{' '.join(command)} failed: {stderr.read().decode()}")
-    return elapsed, max(peaks.values(), default=0)
+    return Sample(elapsed, max(peaks.values(), default=0))
 
 
 def timed(command: list[str], cwd: Path) -> Sample:
@@ -243,7 +261,7 @@ def timed(command: list[str], cwd: Path) -> Sample:
         elapsed = time.perf_counter() - started
         if done.returncode != 0:
             sys.exit(f"{' '.join(command)} failed: {done.stderr.decode()}")
-        return elapsed, int(Path(peak.name).read_text().split()[-1])
+        return Sample(elapsed, int(Path(peak.name).read_text().split()[-1]))
 
 
 def report_of(arguments: list[str], cwd: Path, hash_seed: str = "0") -> bytes:
@@ -362,23 +380,30 @@ def bench(commands: dict[str, Command], runs: int) -> dict[str, list[Sample]]:
     for _ in range(runs):
         for name, (command, cwd, prepare) in commands.items():
             prepare()
-            samples[name].append(timed(command, cwd))
+            before = _children_cpu()
+            run = timed(command, cwd)
+            samples[name].append(run._replace(cpu=_children_cpu() - before))
     return samples
 
 
 def table(samples: dict[str, list[Sample]], bases: dict[str, str]) -> list[str]:
-    """A Markdown table: median seconds (min-max), ratios to each base, peak RSS."""
-    median = {name: statistics.median(s for s, _ in got) for name, got in samples.items()}
+    """A Markdown table: median seconds (min-max), ratios to each base, CPU seconds, peak RSS."""
+    median = {name: statistics.median(s.seconds for s in got) for name, got in samples.items()}
     head = "| work | seconds, median (min–max) | " + " | ".join(f"× {b}" for b in bases)
-    lines = [head + " | peak RSS |", "|---|--:|" + "--:|" * len(bases) + "--:|"]
+    lines = [head + " | CPU s | peak RSS |", "|---|--:|" + "--:|" * len(bases) + "--:|--:|"]
     for name, got in samples.items():
-        seconds = [s for s, _ in got]
+        seconds = [s.seconds for s in got]
         ratios = " | ".join(f"{median[name] / median[base]:.2f}" for base in bases.values())
         lines.append(
             f"| {name} | {median[name]:.3f} ({min(seconds):.3f}–{max(seconds):.3f}) | {ratios} "
-            f"| {max(r for _, r in got) / 1024:.0f} MiB |"
+            f"| {_cpu(got)} | {max(s.peak for s in got) / 1024:.0f} MiB |"
         )
     return lines
+
+
+def _cpu(got: list[Sample]) -> str:
+    """The median CPU seconds of a command's runs."""
+    return f"{statistics.median(s.cpu for s in got):.2f}"
 
 
 def _v1_v2(base: Path, cache: Path) -> dict[str, Command]:
@@ -469,24 +494,42 @@ def median_ratios(samples: dict[str, list[Sample]], base: str) -> dict[str, floa
     """Per workload, the median over rounds of its time over the base's time in the same round."""
     return {
         name: statistics.median(
-            mine / theirs for (mine, _), (theirs, _) in zip(got, samples[base], strict=True)
+            mine.seconds / theirs.seconds for mine, theirs in zip(got, samples[base], strict=True)
+        )
+        for name, got in samples.items()
+    }
+
+
+def best_ratios(samples: dict[str, list[Sample]], base: str) -> dict[str, float]:
+    """Per workload, the median over rounds of the least time its CPU allows, spread perfectly
+    over this machine's cores, over the base's wall time in the same round: above a target,
+    that target cannot be met without spending less CPU, whatever runs side by side."""
+    cores = os.cpu_count() or 1
+    return {
+        name: statistics.median(
+            mine.cpu / cores / theirs.seconds
+            for mine, theirs in zip(got, samples[base], strict=True)
         )
         for name, got in samples.items()
     }
 
 
 def ratio_table(samples: dict[str, list[Sample]], base: str) -> list[str]:
-    """A Markdown table: median seconds (min-max), the median per-round ratio to base, peak RSS."""
-    ratios = median_ratios(samples, base)
+    """A Markdown table: median seconds (min-max), the median per-round ratio to base, CPU
+    seconds and the least ratio they allow (`best_ratios`), peak RSS."""
+    ratios, best = median_ratios(samples, base), best_ratios(samples, base)
+    cores = os.cpu_count() or 1
     lines = [
-        f"| work | seconds, median (min–max) | × {base} (median of rounds) | peak RSS |",
-        "|---|--:|--:|--:|",
+        f"| work | seconds, median (min–max) | × {base} (median of rounds) | CPU s "
+        f"| × {base} at best (CPU ÷ {cores} cores) | peak RSS |",
+        "|---|--:|--:|--:|--:|--:|",
     ]
     for name, got in samples.items():
-        seconds = [s for s, _ in got]
+        seconds = [s.seconds for s in got]
         lines.append(
             f"| {name} | {statistics.median(seconds):.3f} ({min(seconds):.3f}–{max(seconds):.3f})"
-            f" | {ratios[name]:.2f} | {max(r for _, r in got) / 1024:.0f} MiB |"
+            f" | {ratios[name]:.2f} | {_cpu(got)} | {best[name]:.2f} "
+            f"| {max(s.peak for s in got) / 1024:.0f} MiB |"
         )
     return lines
 
@@ -522,7 +565,7 @@ def whole_catalogue(size: str, out: Path, cache: Path, runs: int) -> None:
     print(f"\n{title}: {truth}; {stable}\n")
     print("\n".join(ratio_table(samples, floor)))
     if size == "log60":
-        peaks = {name: max(rss for _, rss in got) for name, got in samples.items()}
+        peaks = {name: max(s.peak for s in got) for name, got in samples.items()}
         whole, half = (peaks[f"snapdiff log v1..v{n + 1}, cold"] for n in (LONG_LOG, LONG_LOG // 2))
         growth = (whole - half) / 1024 / (LONG_LOG - LONG_LOG // 2)
         print(
@@ -569,8 +612,8 @@ def main() -> int:
             samples = bench(log_commands(repo, cache), args.runs)
             print(f"\nlog ({LOG_COMMITS} daily commits at develop size, 5% churn each):\n")
             print("\n".join(table(samples, {"one cold pair": "snapdiff v1 v2, cold"})))
-            log = statistics.median(s for s, _ in next(iter(samples.values())))
-            pair = statistics.median(s for s, _ in samples["snapdiff v1 v2, cold"])
+            log = statistics.median(s.seconds for s in next(iter(samples.values())))
+            pair = statistics.median(s.seconds for s in samples["snapdiff v1 v2, cold"])
             print(f"\nper commit: {log / LOG_COMMITS:.3f} s = {log / LOG_COMMITS / pair:.2f}×")
             print("one cold pair diff (target ≤ 0.35×)")
             continue
@@ -579,7 +622,7 @@ def main() -> int:
         samples = bench(pair_commands(base, cache), args.runs)
         bases = {"`git diff --stat`": "`git diff --stat`", "semantic floor": "semantic floor"}
         print("\n".join(table(samples, bases)))
-        median = {name: statistics.median(s for s, _ in got) for name, got in samples.items()}
+        median = {name: statistics.median(s.seconds for s in got) for name, got in samples.items()}
         target = 2.5 if size == "develop" else 3.0
         print(
             f"\nwarm / semantic floor {median['snapdiff git, warm'] / median['semantic floor']:.2f}"
@@ -587,6 +630,8 @@ def main() -> int:
             f"{median['snapdiff directories'] / median['read floor (`floor.py`)']:.2f}"
             " (target warm ≤ 1.0, cold ≤ 1.5)"
         )
+        best = best_ratios(samples, "semantic floor")["snapdiff git, warm"]
+        print(f"warm / semantic floor at best, its CPU spread over every core: {best:.2f}")
     print(f"\nload average at the end: {os.getloadavg()[0]:.2f} ({loads()})")
     return 0
 
