@@ -68,6 +68,7 @@ ALL_TAGS = (
 )
 GENINDEX = ROOT / "bench" / "genindex.py"  # the synthetic build-cache index generator
 INDEXFLOOR = ROOT / "bench" / "indexfloor.py"  # json.loads of both index files: the index floor
+CORES = os.cpu_count() or 1  # what the least ratio a command's CPU allows is spread over
 SIZES = {
     "develop": ["--packages", "6000", "--specs-total", "60000"],
     "all": ["--tags", ALL_TAGS, "--packages", "6000", "--specs-total", "420000"],
@@ -504,10 +505,9 @@ def best_ratios(samples: dict[str, list[Sample]], base: str) -> dict[str, float]
     """Per workload, the median over rounds of the least time its CPU allows, spread perfectly
     over this machine's cores, over the base's wall time in the same round: above a target,
     that target cannot be met without spending less CPU, whatever runs side by side."""
-    cores = os.cpu_count() or 1
     return {
         name: statistics.median(
-            mine.cpu / cores / theirs.seconds
+            mine.cpu / CORES / theirs.seconds
             for mine, theirs in zip(got, samples[base], strict=True)
         )
         for name, got in samples.items()
@@ -518,10 +518,9 @@ def ratio_table(samples: dict[str, list[Sample]], base: str) -> list[str]:
     """A Markdown table: median seconds (min-max), the median per-round ratio to base, CPU
     seconds and the least ratio they allow (`best_ratios`), peak RSS."""
     ratios, best = median_ratios(samples, base), best_ratios(samples, base)
-    cores = os.cpu_count() or 1
     lines = [
         f"| work | seconds, median (min–max) | × {base} (median of rounds) | CPU s "
-        f"| × {base} at best (CPU ÷ {cores} cores) | peak RSS |",
+        f"| × {base} at best (CPU ÷ {CORES} cores) | peak RSS |",
         "|---|--:|--:|--:|--:|--:|",
     ]
     for name, got in samples.items():
@@ -599,7 +598,7 @@ def main() -> int:
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     load = os.getloadavg()[0]
     print(
-        f"machine: {os.cpu_count()} cores, Python {sys.version.split()[0]}, load average "
+        f"machine: {CORES} cores, Python {sys.version.split()[0]}, load average "
         f"{load:.2f} at the start ({loads()}); medians of {args.runs} interleaved runs"
     )
     cache = args.out / "caches"
