@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from .errors import SnapdiffError, UsageError, printable
 from .gates import parse_gates, tripped
-from .options import filters, parse
+from .options import default_jobs, filters, parse
 from .output import TerminalProgress, outputs_checked, write, write_files
 from .process import KEPT, collector_paused, heap_returned, terminated_cleanly
 from .render.budget import PRESETS, budget
@@ -117,7 +117,6 @@ def _warn(text: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from .compare.causesapart import CausesApart
     from .compare.diff import diff_snapshots
     from .sources import LoadOptions, load_pair
 
@@ -129,7 +128,7 @@ def _run(args: argparse.Namespace) -> int:
     outputs_checked(*outputs, ("--job-summary", args.job_summary))  # before any work
     narrow = filters(args)
     progress = TerminalProgress(sys.stderr)
-    causes = CausesApart(_warn)  # started as soon as both sides' graphs are read
+    jobs = args.jobs or default_jobs()
     options = LoadOptions(
         repo=args.repo,
         keep_going=args.keep_going,
@@ -139,18 +138,14 @@ def _run(args: argparse.Namespace) -> int:
         stack_urls=_stack_urls(args),
         cache_dir=_cache_dir(args),
         warn=_warn,
-        apart=True,
-        graphs=causes.start,
+        jobs=jobs,
     )
     try:
-        try:
-            old, new = load_pair(*_sides(args.old, args.new, args.repo), options, narrow)
-        finally:
-            progress.done()
-        heap_returned(old, new)
-        report = diff_snapshots(old, new, narrow, apart=causes)
+        old, new = load_pair(*_sides(args.old, args.new, args.repo), options, narrow)
     finally:
-        causes.cancel()  # an error or an interrupt while the child works
+        progress.done()
+    heap_returned(old, new)
+    report = diff_snapshots(old, new, narrow, jobs=jobs, told=_warn)
     report = dataclasses.replace(report, gates=_gates(report, args))
     KEPT.diffed(old, new, report)
     del old, new  # a big report's pages freed here (unless kept), before rendering
@@ -237,6 +232,7 @@ def _log(argv: Sequence[str]) -> int:
         progress=progress,
         cache_dir=_cache_dir(args),
         warn=_warn,
+        jobs=args.jobs or default_jobs(),
     )
     try:
         if args.more:

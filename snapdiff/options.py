@@ -4,20 +4,20 @@ from __future__ import annotations
 
 import argparse
 import difflib
+import os
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, NoReturn
 
 from . import __version__
 from .errors import UsageError
 from .gates import GATES, THRESHOLD_EXAMPLE
-from .output import beside, to_file
 from .render.budget import PRESETS
 from .render.formats import FORMATS, log_formats
 
 if TYPE_CHECKING:
     from .model import Filters
 
-__all__ = ["FILTERS", "filters", "log_parser", "parse", "parser"]
+__all__ = ["FILTERS", "default_jobs", "filters", "log_parser", "parse", "parser"]
 
 EXAMPLES = """\
 examples:
@@ -61,6 +61,42 @@ class _Parser(argparse.ArgumentParser):
                     fix = f"did you mean {close[0]}?"
                     break
         raise UsageError("", message, fix)
+
+
+def to_file(path: str) -> str | None:
+    """-o FILE as argparse reads it: `-` is stdout, as without -o (never a file named `-`)."""
+    return None if path == "-" else path
+
+
+def beside(path: str) -> str:
+    """A file written beside the report (--full-report, --job-summary): `-`, stdout, is for
+    the report itself (-o), and refused here."""
+    if path == "-":
+        raise argparse.ArgumentTypeError("- (stdout) is for the report itself (-o): name a file")
+    return path
+
+
+def jobs(word: str) -> int:
+    """--jobs N (and SNAPDIFF_JOBS) as argparse reads it: 1 or more."""
+    try:
+        count = int(word)
+    except ValueError:
+        count = 0
+    if count < 1:
+        raise argparse.ArgumentTypeError(f"{word!r} is not a number of processes (1 or more)")
+    return count
+
+
+def default_jobs() -> int:
+    """SNAPDIFF_JOBS, else 2 where the machine has two cores or more (the command; the library
+    is serial unless asked)."""
+    word = os.environ.get("SNAPDIFF_JOBS")
+    if word is None:
+        return min(2, os.cpu_count() or 1)
+    try:
+        return jobs(word)
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError("SNAPDIFF_JOBS", str(exc), "set it to 1 or more, or unset it") from None
 
 
 def parser() -> argparse.ArgumentParser:
@@ -131,6 +167,15 @@ def _add_reading(add: Callable[..., object], mirrors: bool = True) -> None:
         "(default: $XDG_CACHE_HOME/snapdiff, else ~/.cache/snapdiff)",
     )
     add("--no-cache", action="store_true", help="neither read nor write the cache")
+    add(
+        "--jobs",
+        metavar="N",
+        type=jobs,
+        help="processes at work at once: 1 does everything in this one; 2 reads a side, works "
+        "out why specs were rebuilt, or diffs a log's later half in a second process, where that "
+        "pays (default: $SNAPDIFF_JOBS, else 2 on a machine with two cores or more); the output "
+        "is the same bytes either way",
+    )
 
 
 def _add_format(add: Callable[..., object], names: Sequence[str] = tuple(FORMATS)) -> None:

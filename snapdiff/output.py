@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import sys
@@ -11,20 +10,7 @@ from typing import TextIO
 
 from .errors import UsageError, printable
 
-__all__ = ["TerminalProgress", "beside", "outputs_checked", "to_file", "write", "write_files"]
-
-
-def to_file(path: str) -> str | None:
-    """-o FILE as argparse reads it: `-` is stdout, as without -o (never a file named `-`)."""
-    return None if path == "-" else path
-
-
-def beside(path: str) -> str:
-    """A file written beside the report (--full-report, --job-summary): `-`, stdout, is for
-    the report itself (-o), and refused here."""
-    if path == "-":
-        raise argparse.ArgumentTypeError("- (stdout) is for the report itself (-o): name a file")
-    return path
+__all__ = ["TerminalProgress", "outputs_checked", "write", "write_files"]
 
 
 def _device(path: str) -> bool:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import functools
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
@@ -16,7 +15,6 @@ from .builtas import next_diff
 from .coverage import stack_coverage
 from .filters import apply_filters, check_filters, in_question
 from .package import Asked, Key, Moves, package_change, page_entries
-from .packagesapart import compared_apart
 from .rebuilds import narrow_rebuilds, rebuild_causes
 
 if TYPE_CHECKING:
@@ -102,10 +100,6 @@ def _packages(
     return changes
 
 
-def _specs(page: Page | None) -> int:
-    return 0 if page is None else page.spec_count
-
-
 def _summary(packages: list[PackageChange], stacks: list[StackChange]) -> Summary:
     status = Counter(p.status for p in packages)
     bumps = Counter(p.bump.kind for p in packages if p.bump)
@@ -127,23 +121,22 @@ def _summary(packages: list[PackageChange], stacks: list[StackChange]) -> Summar
 
 
 class _Rebuilds:
-    """Why specs were rebuilt, when both sides are build-cache indexes (SPEC section 6): worked
-    out at once, or `apart` in a forked child until `joined()`."""
+    """Why specs were rebuilt, when both sides carry a dependency graph (SPEC section 6):
+    worked out at once, or with `jobs` of 2 or more in a forked child until `joined()`."""
 
-    def __init__(self, old: Snapshot, new: Snapshot, apart: CausesApart | None) -> None:
-        self.source, self.apart = new.source, apart
-        # the second core is spare (no causes to work out): who hears of a child failing there
-        self.spare: Told | None = None
+    def __init__(self, old: Snapshot, new: Snapshot, jobs: int, told: Told) -> None:
+        self.source = new.source
+        self.apart: CausesApart | None = None
         self.found: tuple[Rebuilds, tuple[str, ...]] | None = None
         if old.graph is None or new.graph is None:
-            if apart:
-                apart.cancel()  # started for other sides, if at all
-                self.spare = apart.told
-            self.apart = None
-        elif apart is None:
+            return
+        if jobs < 2:
             self.found = rebuild_causes(old.graph, new.graph)
-        else:
-            apart.start(old.graph, new.graph)  # unless started as the graphs were read
+            return
+        from .causesapart import CausesApart  # msgspec and a fork: only when asked
+
+        self.apart = CausesApart(told)
+        self.apart.start(old.graph, new.graph)
 
     def joined(self) -> tuple[Rebuilds | None, tuple[str, ...]]:
         found = self.apart.join() if self.apart else self.found
@@ -154,6 +147,10 @@ class _Rebuilds:
     def cancel(self) -> None:
         if self.apart:
             self.apart.cancel()
+
+
+def _ignored(_: str) -> None:
+    """Where a child's failure goes when the caller gives nowhere: the work is redone here."""
 
 
 def _side(snapshot: Snapshot, stacks: int) -> Side:
@@ -173,16 +170,15 @@ def diff_snapshots(
     new: Snapshot,
     filters: Filters | None = None,
     describe: bool = True,
-    apart: CausesApart | None = None,
+    jobs: int = 1,
+    told: Told = _ignored,
 ) -> Report:
     """Compare two snapshots (narrowed by the filters): every package, spec and stack changed.
 
     describe=False leaves out the explanations (`changes`, `kept`); rebuilt specs still count,
-    and stack moves are still found. With `apart` (the command), the causes of rebuilds are
-    worked out in a forked child while the pages are compared (started when the graphs were
-    read, if `apart.start` was given as `LoadOptions.graphs`); with no causes to work out, the
-    later packages of a big diff are compared in one (`packagesapart`: its records are copies,
-    which take memory beside the pages).
+    and stack moves are still found. With `jobs` of 2 or more, the causes of rebuilds are
+    worked out in a forked child while the pages are compared (`told` hears why, if that child
+    failed and the work was done here after all); the report is the same bytes either way.
     """
     if not old.pairs_with(new):
         raise UsageError(
@@ -194,7 +190,7 @@ def diff_snapshots(
     if filters.applied:
         check_filters(old, new, filters)
     next_diff()
-    causes = _Rebuilds(old, new, apart)  # on the whole graph: causes lie outside the filters
+    causes = _Rebuilds(old, new, jobs, told)  # on the whole graph: causes lie outside the filters
     try:
         return _report(old, new, filters, describe, causes)
     finally:
@@ -228,12 +224,8 @@ def _report(
         or old_pages[key].digest != new_pages[key].digest
     ]
     changes = _packages(old_pages, new_pages, differing, describe, in_question(filters))
-    coverage = functools.partial(stack_coverage, old_pages, new_pages, differing, new.rest)
-    if causes.spare is None:
-        packages, stacks = changes(differing), coverage()
-    else:  # the later packages of a big diff in a child, meanwhile the earlier ones, the stacks
-        weights = [_specs(old_pages.get(key)) + _specs(new_pages.get(key)) for key in differing]
-        packages, stacks = compared_apart(changes, differing, weights, causes.spare, coverage)
+    packages = changes(differing)
+    stacks = stack_coverage(old_pages, new_pages, differing, new.rest)
     summary = _summary(packages, stacks.changes)
     rebuilds, notes = causes.joined()
     # what the reports carry of paths and page data, on one line and valid UTF-8

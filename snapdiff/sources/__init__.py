@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 from ..model import Filters, Snapshot, counted_apart
-from .apart import ApartSource, DirectoryApart, read_apart
-from .git.changed import MixedUnits
+from .apart import ApartSource, read_apart
 from .git.reader import Progress
 from .git.repo import GitRepo
 from .histories import HistoryPart, history_parts, load_history, load_sequence
-from .kinds import (
-    IndexSource,
-    LoadOptions,
-    RevisionSource,
-    Source,
-    open_source,
-    opened,
-)
-from .pair import Reading, SnapshotPair, revisions_of, whole_pair
+from .kinds import KINDS, LoadOptions, Source, open_source, opened
+from .pair import Reading, SnapshotPair, changed_pair, whole_pair
 from .snapshot import PageCache
 
 __all__ = [
+    "KINDS",
     "HistoryPart",
     "LoadOptions",
     "Progress",
@@ -38,19 +31,20 @@ __all__ = [
 def load_pair(
     old: str, new: str, options: LoadOptions | None = None, filters: Filters | None = None
 ) -> SnapshotPair:
-    """Load both sides of a diff: directories, git revisions or build-cache indexes.
+    """Load both sides of a diff: any two kinds of input (`kinds.KINDS`).
 
     Content both sides hold is read once, and only for its counts (unless `filters` look
     inside pages: per-spec filters read every entry); for git revisions such pages are known
     by their blob ids before anything is read, and are counted from their `meta` line (with
     `filters`, every page is held, as they need every page by name). With
     `options.keep_going`, a bad page is left out and listed in the snapshot's `skipped`
-    instead of stopping everything.
+    instead of stopping everything. With `options.jobs` of 2, NEW is read in a forked child
+    while OLD is read here, where its kind can be (`Kind.apart`).
     """
     options = options or LoadOptions()
     reading = Reading.needed_by(filters)
     with opened() as repos:
-        apart = read_apart(new, options)  # an index or directory: started first, read beside OLD
+        apart = read_apart(new, options)  # started first, read beside OLD
         try:
             return _loaded(old, new, options, reading, repos, apart)
         finally:
@@ -64,43 +58,24 @@ def _loaded(
     options: LoadOptions,
     reading: Reading,
     repos: dict[str, GitRepo],
-    apart: ApartSource | DirectoryApart | None,
+    apart: ApartSource | None,
 ) -> SnapshotPair:
     """`load_pair`'s work, NEW started `apart` if it can be."""
     first = open_source(old, options, repos)
-    shared = None  # OLD's values, that NEW's equal ones become (compared by identity)
-    if isinstance(first, IndexSource):  # its pages built while NEW is read apart
+    if first.can.shares_values:  # its pages built while NEW is read apart
         first.load(PageCache())
-        shared = first.intern
+    shared = first.intern  # OLD's values, that NEW's equal ones become (compared by identity)
     counted = reading is not Reading.EVERY_ENTRY  # as `whole_pair` reads a pair
-    second = (
-        apart.source(first, shared, counted) if apart else open_source(new, options, repos, shared)
-    )
+    second: Source = apart.source(shared) if apart else open_source(new, options, repos, shared)
     sources: tuple[Source, Source] = (first, second)
-    _graphs_read(sources, options)
-    if (
-        isinstance(sources[0], RevisionSource)
-        and isinstance(sources[1], RevisionSource)
-        and sources[0].repo is sources[1].repo
-        and reading is Reading.CHANGED
-    ):
-        revisions = revisions_of(sources[0].repo, options)
-        try:
-            return SnapshotPair(*revisions.load(sources[0].revision, sources[1].revision))
-        except MixedUnits:
-            pass  # only a whole listing says which page is the second: read both so
+    pair = changed_pair(sources, options) if reading is Reading.CHANGED else None
+    if pair is not None:
+        return SnapshotPair(*pair)
     pair = whole_pair(sources, counted)
     if counted_apart(*pair):  # a page left out made a shared blob one side's only
         sources = open_source(old, options, repos), open_source(new, options, repos)
         pair = whole_pair(sources, counted=False)
     return SnapshotPair(*pair)
-
-
-def _graphs_read(sources: tuple[Source, Source], options: LoadOptions) -> None:
-    """`options.graphs` told both sides' graphs, when both are build-cache indexes."""
-    old, new = sources
-    if options.graphs and isinstance(old, IndexSource) and isinstance(new, IndexSource):
-        options.graphs(old.graph, new.graph)
 
 
 def merge_base(one: str, other: str, repo: str | None = None) -> str:

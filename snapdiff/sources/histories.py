@@ -14,9 +14,15 @@ from .git.changed import MixedUnits
 from .git.process import GitError
 from .git.reader import Progress, quiet
 from .git.repo import GitRepo
-from .kinds import LoadOptions, MirrorRevisionSource, RevisionSource, open_source, opened
-from .mirror.layouts import is_url
-from .mirror.tree import mirror_files
+from .kinds import (
+    LoadOptions,
+    RevisionSource,
+    Source,
+    held_kind,
+    kind_of,
+    open_source,
+    opened,
+)
 from .pair import Reading, SnapshotPair, revisions_of, whole_pair
 from .snapshot import PageCache, Problems
 
@@ -35,17 +41,22 @@ def load_history(
     options = options or LoadOptions()
     with opened() as repos:
         source = open_source(start, options, repos)
-        if isinstance(source, MirrorRevisionSource):
-            commits = source.repo.first_parent_commits(start, end)
-            yield from _mirror_history(source, commits, options)
-            return
-        if not isinstance(source, RevisionSource):
+        if not (source.can.steps and source.git):
             raise InputError(start, "a history needs git revisions", "run snapdiff log A..B")
-        commits = source.repo.first_parent_commits(start, end)
-        if Reading.needed_by(filters) is Reading.CHANGED:
-            yield from _changed_history(source, commits, options)
+        repo, _ = source.git
+        commits = repo.first_parent_commits(start, end)
+        if not source.can.changed_only:
+            yield from _stepped_history(source, repo, commits, options)
+        elif Reading.needed_by(filters) is Reading.CHANGED:
+            yield from _changed_history(_pages(source), commits, options)
         else:
-            yield from _whole_history(source, commits, options)
+            yield from _whole_history(_pages(source), commits, options)
+
+
+def _pages(source: Source) -> RevisionSource:
+    """A source whose kind reads revisions in O(changed): the pages of a revision."""
+    assert isinstance(source, RevisionSource), "only pages in git read only what changed"
+    return source
 
 
 def _progress(options: LoadOptions, number: int, commits: list[str]) -> None:
@@ -66,7 +77,9 @@ def _whole_history(
     before, old_snapshot = start, start.load(cache)
     for number in range(done + 1, (len(commits) if upto is None else upto) + 1):
         _progress(options, number, commits)
-        after = RevisionSource(start.repo, commits[number - 1], Problems(options.keep_going))
+        after = RevisionSource(
+            start.repo, start.repo.resolve(commits[number - 1]), Problems(options.keep_going)
+        )
         if after.revision.tree == before.revision.tree:  # as `_changed_history` passes over:
             continue  # a commit changing only pages left out (a link) is still a step of them
         new_snapshot = after.load(cache)  # parses only the blobs this commit changed
@@ -91,15 +104,15 @@ def load_sequence(
             before = after
 
 
-def _mirror_history(
-    start: MirrorRevisionSource, commits: list[str], options: LoadOptions
+def _stepped_history(
+    start: Source, repo: GitRepo, commits: list[str], options: LoadOptions
 ) -> Iterator[SnapshotPair]:
-    """`load_history` over build-cache mirrors committed to git: each commit that changed a
-    file of them, its indexes against the step before's (two sides held at a time)."""
+    """`load_history` a whole side at a time (build-cache mirrors committed to git, say): each
+    commit that changed a file of them against the step before (two sides held at a time)."""
     before = start
     for number, commit in enumerate(commits, start=1):
         _progress(options, number, commits)
-        after = before.at(start.repo.resolve(commit), options)
+        after = before.at(repo.resolve(commit), options)
         if after is None:
             continue
         yield SnapshotPair(*whole_pair((before, after), counted=False))
@@ -132,7 +145,7 @@ def _changed_history(
         try:
             pair = revisions.load(before, after)
         except MixedUnits:
-            source = RevisionSource(start.repo, before.arg, Problems(options.keep_going))
+            source = RevisionSource(start.repo, before, Problems(options.keep_going))
             yield from _whole_history(source, commits, options, number - 1, upto)
             return
         yield SnapshotPair(*pair)
@@ -155,7 +168,9 @@ def history_parts(
     (whose loading says what is wrong with it, if anything)."""
     options = options or LoadOptions()
     whole = [_part(start, end, options, filters)]
-    if Reading.needed_by(filters) is not Reading.CHANGED or is_url(start) or os.path.exists(start):
+    if options.jobs < 2 or Reading.needed_by(filters) is not Reading.CHANGED:
+        return whole
+    if kind_of(start, options) is not None or os.path.exists(start):  # no revision
         return whole
     try:
         commits = _halved(start, end, options.repo)
@@ -181,7 +196,7 @@ def _halved(start: str, end: str, repo: str | None) -> list[str] | None:
         if cut < _HALF_LEAST or found.partial.promisors:
             return None
         for rev in (start, commits[cut - 1]):
-            if mirror_files(found, found.resolve(rev)) is not None:
+            if not held_kind(found, found.resolve(rev)).can.halves:
                 return None
     return commits
 
@@ -205,8 +220,6 @@ def _part(
             return
         with opened() as repos:
             source = open_source(start, told, repos)
-            if not isinstance(source, RevisionSource):
-                raise InputError(start, "a history needs git revisions", "run snapdiff log A..B")
-            yield from _changed_history(source, commits, told, done, upto)
+            yield from _changed_history(_pages(source), commits, told, done, upto)
 
     return load

@@ -9,10 +9,10 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from ..errors import InputError
-from ..model import Graph, Snapshot
+from ..model import Snapshot
 from .directory import SNAPSHOT_FIX, read_directory
 from .git.reader import Progress, quiet, readable
 from .git.repo import GitRepo, Revision, TreeFile
@@ -43,14 +43,32 @@ __all__ = [
 ]
 
 
+@dataclass(frozen=True)
+class Can:
+    """What a kind of input can do, asked by loading, by work in a child and by `log` alike."""
+
+    changed_only: bool = False  # two revisions of one repository read in O(changed)
+    shares_values: bool = False  # its values shared with the other side (`Source.intern`)
+    halves: bool = False  # a `log` range of it diffed in two halves side by side (`jobs` 2)
+    steps: bool = False  # a `log` range of it read a commit at a time
+
+
 class Source(Protocol):
     """One input of a diff: which contents it holds (cheaply), then its snapshot."""
 
+    can: ClassVar[Can]
     problems: Problems
+    intern: Interned | None  # its values, for the other side to share (`can.shares_values`)
+    git: tuple[GitRepo, Revision] | None  # the repository and revision it was read at
 
     def digests(self) -> set[str]: ...
 
     def load(self, cache: PageCache) -> Snapshot: ...
+
+    def at(self, revision: Revision, options: LoadOptions) -> Source | None:
+        """The same kind at another revision of its repository, None when nothing it reads
+        changed (`can.steps`, unless `can.changed_only`: `log` reads those in O(changed))."""
+        ...
 
 
 _EVERY = 2000  # pages between two words of progress
@@ -58,6 +76,10 @@ _EVERY = 2000  # pages between two words of progress
 
 class DirectorySource:
     """A directory of catalogue pages (or of pages anywhere below it)."""
+
+    can: ClassVar[Can] = Can()
+    intern: Interned | None = None
+    git: tuple[GitRepo, Revision] | None = None
 
     def __init__(self, path: str, problems: Problems, progress: Progress = quiet) -> None:
         self.path = path
@@ -67,6 +89,9 @@ class DirectorySource:
 
     def digests(self) -> set[str]:
         return {raw.digest for raw in self.raws}
+
+    def at(self, revision: Revision, options: LoadOptions) -> Source | None:
+        raise InputError(self.path, "a history needs git revisions", "run snapdiff log A..B")
 
     def load(self, cache: PageCache) -> Snapshot:
         return pages_snapshot(self.path, self.raws, cache, self.problems, self.progress)
@@ -87,13 +112,16 @@ def pages_snapshot(
 class RevisionSource:
     """A git revision (`REV`, or `REV:path` for a folder inside it) of a repository."""
 
+    can: ClassVar[Can] = Can(changed_only=True, halves=True, steps=True)
+    intern: Interned | None = None
+
     def __init__(
-        self, repo: GitRepo, arg: str, problems: Problems, progress: Progress = quiet
+        self, repo: GitRepo, revision: Revision, problems: Problems, progress: Progress = quiet
     ) -> None:
-        self.repo = repo
+        self.repo, self.revision = repo, revision
+        self.git: tuple[GitRepo, Revision] | None = repo, revision
         self.problems = problems
         self.progress = progress
-        self.revision = repo.resolve(arg)
 
     @functools.cached_property
     def files(self) -> list[tuple[str, str]]:
@@ -111,6 +139,12 @@ class RevisionSource:
 
     def digests(self) -> set[str]:
         return {sha for _, sha in self.files}
+
+    def at(self, revision: Revision, options: LoadOptions) -> RevisionSource | None:
+        """The pages of another revision; None when its tree is the same."""
+        if revision.tree == self.revision.tree:
+            return None
+        return RevisionSource(self.repo, revision, Problems(options.keep_going), self.progress)
 
     def load(self, cache: PageCache) -> Snapshot:
         """Read the blobs not parsed yet in one batch, parsing each as it arrives."""
@@ -139,16 +173,22 @@ class IndexSource:
     """Spack build-cache indexes: one file, mirrors in a folder, or mirrors over HTTP(S). The
     graph is known once they are read; the pages are built when first loaded."""
 
+    can: ClassVar[Can] = Can(shares_values=True)
+    git: tuple[GitRepo, Revision] | None = None
+
     def __init__(self, source: str, read: Read, options: LoadOptions) -> None:
         """What `read_indexes` gave of the source's indexes."""
         self.problems = Problems(options.keep_going)
         self.source, self.tag, self.graph = source, options.index_tag, graph_of(read)
-        self.intern = read.intern  # its values, shared with the other side's read
+        self.intern: Interned | None = read.intern  # shared with the other side's read
         self.read: Read | None = read  # until the pages are built
         self.snapshot: Snapshot | None = None
 
     def digests(self) -> set[str]:
         return set()  # built, not read: every page is compared in full
+
+    def at(self, revision: Revision, options: LoadOptions) -> Source | None:
+        raise InputError(self.source, "a history needs git revisions", "run snapdiff log A..B")
 
     def load(self, cache: PageCache) -> Snapshot:
         if self.snapshot is None:
@@ -164,6 +204,8 @@ class IndexSource:
 class MirrorRevisionSource(IndexSource):
     """Build-cache mirrors committed to git, at one revision (`mirror.tree`)."""
 
+    can: ClassVar[Can] = Can(shares_values=True, steps=True)
+
     def __init__(
         self, repo: GitRepo, revision: Revision, files: dict[str, TreeFile], options: LoadOptions
     ) -> None:
@@ -171,6 +213,7 @@ class MirrorRevisionSource(IndexSource):
         mirrors = tree_mirrors(files)
         indexes = (index_of(TreeMirror(repo, revision, files, p), stack) for stack, p in mirrors)
         super().__init__(revision.arg, read_indexes(indexes, options.progress), options)
+        self.git = repo, revision
 
     def built(self, snapshot: Snapshot) -> Snapshot:
         """The revision's commit and date on the snapshot."""
@@ -200,10 +243,7 @@ class LoadOptions:
     stack_urls: tuple[tuple[str, str], ...] = ()  # (stack, mirror address) beside a URL side
     cache_dir: str | None = None  # where tallies of revisions are kept across runs (None: not)
     warn: Progress = quiet  # told of a cache file ignored or a cache that cannot be written
-    apart: bool = False  # NEW (a local index or a directory) read in a forked child (the CLI)
-    # told both sides' graphs (build-cache indexes) once both are read, before NEW's pages are
-    # built: the command starts working out the causes of rebuilds there
-    graphs: Callable[[Graph, Graph], None] | None = None
+    jobs: int = 1  # processes at work at once: 2 reads NEW beside OLD where its kind can
 
 
 def _lone_index(arg: str, stack: str) -> Iterator[Index]:
@@ -213,49 +253,142 @@ def _lone_index(arg: str, stack: str) -> Iterator[Index]:
     yield Index(arg, stack, folder.read(os.path.basename(named), MAX_INDEX_BYTES))
 
 
-def local_indexes(arg: str, options: LoadOptions) -> Iterator[Index] | None:
-    """The indexes of a lone `index.json` or of a folder of mirrors, read one at a time (each
-    one's bytes dropped once converted); None for any other snapshot."""
+def local_indexes(arg: str, options: LoadOptions) -> Iterator[Index]:
+    """The indexes of a lone `index.json` or of a folder of mirrors (`_holds_mirrors`), read one
+    at a time (each one's bytes dropped once converted)."""
     if is_index_file(arg):
         return _lone_index(arg, lone_stack(arg, options.stack_name))
-    folders = find_mirrors(arg) if os.path.isdir(arg) else None
-    return (index_of(m, stack) for stack, m in folders) if folders else None
+    return (index_of(m, stack) for stack, m in find_mirrors(arg))
+
+
+def _holds_mirrors(arg: str, options: LoadOptions) -> bool:
+    return os.path.isdir(arg) and bool(find_mirrors(arg))
+
+
+def _lone_index_file(arg: str, options: LoadOptions) -> bool:
+    return is_index_file(arg)
+
+
+def _address(arg: str, options: LoadOptions) -> bool:
+    return is_url(arg)
+
+
+def _directory(arg: str, options: LoadOptions) -> bool:
+    return os.path.isdir(arg)
+
+
+def _open_address(arg: str, options: LoadOptions, shared: Interned | None) -> Source:
+    """Mirrors over HTTP(S): the address and each `--stack-url`."""
+    from .mirror.web import Web  # here: 13 ms of imports that a run reading no address never needs
+
+    mirrors = [(options.stack_name or "root", arg), *options.stack_urls]
+    addresses = (index_of(Web(url, options.progress), stack) for stack, url in mirrors)
+    return IndexSource(arg, read_indexes(addresses, options.progress, shared), options)
+
+
+def _open_local_index(arg: str, options: LoadOptions, shared: Interned | None) -> Source:
+    indexes = local_indexes(arg, options)
+    return IndexSource(arg, read_indexes(indexes, options.progress, shared), options)
+
+
+def _open_directory(arg: str, options: LoadOptions, shared: Interned | None) -> Source:
+    return DirectorySource(arg, Problems(options.keep_going), options.progress)
+
+
+def _holds_mirrors_in_git(repo: GitRepo, revision: Revision) -> bool:
+    return mirror_files(repo, revision) is not None
+
+
+def _mirrors_in_git(repo: GitRepo, revision: Revision, options: LoadOptions) -> Source:
+    files = mirror_files(repo, revision)
+    assert files is not None, "opened only when the revision holds mirrors"
+    return MirrorRevisionSource(repo, revision, files, options)
+
+
+def _any_revision(repo: GitRepo, revision: Revision) -> bool:
+    return True
+
+
+def _pages_in_git(repo: GitRepo, revision: Revision, options: LoadOptions) -> Source:
+    return RevisionSource(repo, revision, Problems(options.keep_going), options.progress)
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of input named on the command line: how it is recognised (from the argument
+    alone) and opened (`shared`: the other side's values, for kinds that share them), and
+    whether it is read in a forked child beside the other side (`apart`, with `jobs` of 2);
+    what else it can do is its source's `can`."""
+
+    name: str
+    recognises: Callable[[str, LoadOptions], bool]
+    opens: Callable[[str, LoadOptions, Interned | None], Source]
+    apart: bool = False
+
+
+@dataclass(frozen=True)
+class HeldKind:
+    """One kind of content a git revision holds: whether a revision's tree holds it (cheaply,
+    before anything is read), how it is opened, and what it can do (its source's `can`)."""
+
+    name: str
+    holds: Callable[[GitRepo, Revision], bool]
+    opens: Callable[[GitRepo, Revision, LoadOptions], Source]
+    can: Can
+
+
+# Every kind of input, in the order they are tried: the first that recognises an argument opens
+# it; an argument no row recognises (and no file or folder) is a git revision, opened by the
+# first row of `IN_GIT` whose content its tree holds. A new kind is one row and one class.
+KINDS = (
+    Kind("mirror address", _address, _open_address),
+    Kind("build-cache index", _lone_index_file, _open_local_index, apart=True),
+    Kind("folder of mirrors", _holds_mirrors, _open_local_index, apart=True),
+    Kind("directory of pages", _directory, _open_directory),
+)
+IN_GIT = (
+    HeldKind("mirrors in git", _holds_mirrors_in_git, _mirrors_in_git, MirrorRevisionSource.can),
+    HeldKind("pages in git", _any_revision, _pages_in_git, RevisionSource.can),
+)
+
+
+def kind_of(arg: str, options: LoadOptions) -> Kind | None:
+    """The kind of input an argument names; None for a git revision (or nothing at all)."""
+    return next((kind for kind in KINDS if kind.recognises(arg, options)), None)
 
 
 def open_source(
     arg: str, options: LoadOptions, repos: dict[str, GitRepo], shared: Interned | None = None
 ) -> Source:
-    """A build-cache index, a directory (of pages or of indexes), else a git revision
-    (`shared`: the other side's values, for an index, see `Interned`)."""
-    if is_url(arg):
-        mirrors = [(options.stack_name or "root", arg), *options.stack_urls]
-        from .mirror.web import (
-            Web,  # here: 13 ms of imports that a run reading no address never needs
-        )
-
-        addresses = (index_of(Web(url, options.progress), stack) for stack, url in mirrors)
-        return IndexSource(arg, read_indexes(addresses, options.progress, shared), options)
-    indexes = local_indexes(arg, options)
-    if indexes is not None:
-        return IndexSource(arg, read_indexes(indexes, options.progress, shared), options)
-    if os.path.isdir(arg):
-        return DirectorySource(arg, Problems(options.keep_going), options.progress)
+    """The input an argument names (`KINDS`), else a git revision (`IN_GIT`); `shared`: the
+    other side's values, for a kind that shares them (see `Interned`)."""
+    kind = kind_of(arg, options)
+    if kind is not None:
+        return kind.opens(arg, options, shared)
     if os.path.exists(arg):
         raise InputError(arg, "not a directory", SNAPSHOT_FIX)
-    repo = options.repo
-    path = repo or "."
+    repo, revision = _revision(arg, options, repos)
+    return held_kind(repo, revision).opens(repo, revision, options)
+
+
+def held_kind(repo: GitRepo, revision: Revision) -> HeldKind:
+    """The kind of content a revision holds (`IN_GIT`: pages, the last row, hold any)."""
+    return next(held for held in IN_GIT if held.holds(repo, revision))
+
+
+def _revision(
+    arg: str, options: LoadOptions, repos: dict[str, GitRepo]
+) -> tuple[GitRepo, Revision]:
+    """The repository a revision is read from (opened once per run), and the revision."""
+    path = options.repo or "."
     if path not in repos:
         try:
             repos[path] = GitRepo(path, options.progress)
         except InputError as exc:
             fix = "give a directory of catalogue pages, or a revision inside a git repository"
-            where = arg if repo is None else f"{arg} (in {repo})"
+            where = arg if options.repo is None else f"{arg} (in {options.repo})"
             raise InputError(where, f"no such directory ({exc.what})", fix) from exc
-    source = RevisionSource(repos[path], arg, Problems(options.keep_going), options.progress)
-    mirrored = mirror_files(source.repo, source.revision)
-    if mirrored is not None:  # a repository of build-cache mirrors, not of catalogue pages
-        return MirrorRevisionSource(source.repo, source.revision, mirrored, options)
-    return source
+    return repos[path], repos[path].resolve(arg)
 
 
 @contextmanager

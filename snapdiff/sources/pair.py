@@ -1,5 +1,5 @@
 """Both sides of a diff: a type that holds only a loaded pair, how much of it is read, and how
-two sources are loaded whole (`whole_pair`) or two revisions in O(changed) (`revisions_of`)."""
+two sources are loaded whole (`whole_pair`) or two revisions in O(changed) (`changed_pair`)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,13 @@ from typing import Any, NamedTuple, Self
 
 from ..errors import SnapdiffError
 from ..model import Filters, Snapshot
-from .git.changed import Revisions
+from .git.changed import MixedUnits, Revisions
 from .git.repo import GitRepo
 from .git.tallycache import TallyCache
 from .kinds import LoadOptions, Source
 from .snapshot import PageCache
 
-__all__ = ["Reading", "SnapshotPair", "revisions_of", "whole_pair"]
+__all__ = ["Reading", "SnapshotPair", "changed_pair", "revisions_of", "whole_pair"]
 
 
 class Reading(enum.Enum):
@@ -78,6 +78,24 @@ def whole_pair(sources: tuple[Source, Source], counted: bool) -> tuple[Snapshot,
     cache = PageCache(shared)
     new_snapshot = sources[1].load(cache)
     return sources[0].load(cache), new_snapshot
+
+
+def changed_pair(
+    sources: tuple[Source, Source], options: LoadOptions
+) -> tuple[Snapshot, Snapshot] | None:
+    """Two revisions of one repository read in O(changed), when both sides' kind can be
+    (`Can.changed_only`); None when they cannot, or when only a whole listing says which page
+    is the second (`MixedUnits`)."""
+    old, new = sources
+    if not (old.can.changed_only and new.can.changed_only and old.git and new.git):
+        return None
+    (repo, before), (other, after) = old.git, new.git
+    if repo is not other:
+        return None
+    try:
+        return revisions_of(repo, options).load(before, after)
+    except MixedUnits:
+        return None
 
 
 def revisions_of(repo: GitRepo, options: LoadOptions) -> Revisions:
