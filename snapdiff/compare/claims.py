@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from ..model import Configuration
-from ..report import Change, Sentence
+from ..report import Change, Sentence, Words
 from ..versions import versions_of
-from .classes import CLASSES, Package, Words
+from .classes import CLASSES, Package
 from .classify import ConfigVersions, Facts
 
 __all__ = ["describe", "merge", "variant_sentence"]

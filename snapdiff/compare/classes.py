@@ -10,29 +10,11 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..model import Configuration
-from ..report import Change, ChangeClass, Sentence, counted
+from ..report import Change, ChangeClass, Words, counted
 from .classify import ConfigVersions
 from .migrations import dimension_value
 
-__all__ = ["CLASSES", "ClassInfo", "Counted", "Package", "Words"]
-
-
-class Words:
-    """Builds one sentence: words with `{}` slots, and the values that fill them."""
-
-    def __init__(self) -> None:
-        self.words: list[str] = []
-        self.values: list[str] = []
-
-    def say(self, words: str, *values: str) -> Words:
-        """Add words, with the values of their `{}` slots."""
-        self.words.append(words)
-        self.values += values
-        return self
-
-    def sentence(self) -> Sentence:
-        """The sentence said so far."""
-        return Sentence("".join(self.words), tuple(self.values))
+__all__ = ["CLASSES", "ClassInfo", "Counted", "Package"]
 
 
 class Package(NamedTuple):

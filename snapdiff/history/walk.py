@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from ..compare.causes import first_screen
 from ..compare.diff import diff_snapshots
 from ..model import Filters, Snapshot
 from ..report import PackageChange
+from ..report.causes import first_screen
 from ..versions import bump_order
 from .flaps import Flaps
 from .records import History, Moved, PackagePath, Pair, Step, StepBump, Stepped, Unit

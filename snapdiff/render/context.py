@@ -261,7 +261,7 @@ def log_context(history: History, marker: str = "", links: Links | None = None) 
     """The template context of `snapdiff log`: the JSON history, the packages that moved, each
     step's stack moves, the charts, and labels by the history's one rule."""
     from .charts import stack_charts  # here: the history's modules, which a pair never needs
-    from .jsonhistory import history_to_dict
+    from .jsonreport import history_to_dict
 
     data = history_to_dict(history)
     moved = [

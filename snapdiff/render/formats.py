@@ -85,7 +85,7 @@ def _markdown_history(history: History, how: Rendering) -> str:
 
 
 def _json_history(history: History, how: Rendering) -> str:
-    from .jsonhistory import render_history_json
+    from .jsonreport import render_history_json
 
     return render_history_json(history)
 

@@ -1,10 +1,11 @@
-"""The JSON reports, of a diff (SPEC section 4) and of `snapdiff log`: records as plain data."""
+"""The JSON reports, of a diff (SPEC section 4, its `rebuilds` section 6) and of `snapdiff log`
+(docs/json.md): records as plain data."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 import orjson
 
@@ -15,6 +16,7 @@ from ..report import (
     FieldChange,
     GateOutcome,
     PackageChange,
+    Rebuilds,
     Report,
     RootCount,
     Side,
@@ -32,26 +34,28 @@ from ..schema import (
     GateJSON,
     HistoryJSON,
     PackageJSON,
+    RebuildsJSON,
     ReportJSON,
     RootJSON,
     SideJSON,
     SpecChangeJSON,
     StackJSON,
     StackMoveJSON,
+    StepBumpJSON,
+    StepJSON,
     SummaryJSON,
 )
 from ..versions import Bump
-from .jsoncauses import rebuilds_to_dict
+
+if TYPE_CHECKING:
+    from ..history import History
 
 __all__ = [
-    "bump_to_dict",
-    "dumps_json",
+    "history_to_dict",
+    "render_history_json",
     "render_json",
     "report_to_dict",
     "specs_by_class",
-    "stack_move_to_dict",
-    "stack_to_dict",
-    "summary_to_dict",
 ]
 
 
@@ -122,7 +126,7 @@ def _change(change: Change, built: _Configurations) -> ChangeJSON:
     return record | {"text": change.sentence.plain()}
 
 
-def stack_move_to_dict(move: StackMove) -> StackMoveJSON:
+def _stack_move(move: StackMove) -> StackMoveJSON:
     return {
         "tag": move.tag,
         "stack": move.stack,
@@ -166,7 +170,7 @@ def _package(change: PackageChange, built: _Configurations) -> PackageJSON:
         "versions_new": list(change.versions_new),
         "versions_added": list(change.versions_added),
         "versions_removed": list(change.versions_removed),
-        "bump": bump_to_dict(bump) if bump else None,
+        "bump": _bump(bump) if bump else None,
         "specs_added": list(change.specs_added),
         "specs_removed": list(change.specs_removed),
         "specs_changed": [_spec_change(c) for c in change.specs_changed],
@@ -179,16 +183,16 @@ def _package(change: PackageChange, built: _Configurations) -> PackageJSON:
     }
 
 
-def bump_to_dict(bump: Bump) -> BumpJSON:
+def _bump(bump: Bump) -> BumpJSON:
     return {"from": bump.old, "to": bump.new, "kind": bump.kind, "size": bump.size}
 
 
-def summary_to_dict(summary: Summary) -> SummaryJSON:
+def _summary(summary: Summary) -> SummaryJSON:
     # the record's fields are the schema's, in its order (the golden JSON files hold it)
     return cast(SummaryJSON, dataclasses.asdict(summary))
 
 
-def stack_to_dict(change: StackChange) -> StackJSON:
+def _stack(change: StackChange) -> StackJSON:
     return {
         "tag": change.tag,
         "name": change.name,
@@ -207,10 +211,10 @@ def report_to_dict(report: Report) -> ReportJSON:
         "schema_version": report.schema_version,
         "old": _side(report.old),
         "new": _side(report.new),
-        "summary": summary_to_dict(report.summary),
+        "summary": _summary(report.summary),
         "packages": [_package(p, built) for p in report.packages],
-        "stacks": [stack_to_dict(s) for s in report.stacks],
-        "stack_moves": [stack_move_to_dict(m) for m in report.stack_moves],
+        "stacks": [_stack(s) for s in report.stacks],
+        "stack_moves": [_stack_move(m) for m in report.stack_moves],
         "root": [_root(r) for r in report.root],
         "specs_by_class": specs_by_class(report),
         "warnings": list(report.warnings),
@@ -218,7 +222,7 @@ def report_to_dict(report: Report) -> ReportJSON:
         "incomplete": bool(report.skipped),
         "skipped": list(report.skipped),
         "gates": [_gate(g) for g in report.gates],
-        "rebuilds": None if report.rebuilds is None else rebuilds_to_dict(report.rebuilds),
+        "rebuilds": None if report.rebuilds is None else _rebuilds(report.rebuilds),
     }
 
 
@@ -250,3 +254,114 @@ def dumps_json(data: ReportJSON | HistoryJSON) -> str:
 def render_json(report: Report) -> str:
     """The JSON report, indented, keys in schema order, ending with a newline."""
     return dumps_json(report_to_dict(report))
+
+
+def _rebuilds(rebuilds: Rebuilds) -> RebuildsJSON:
+    """SPEC section 6's `rebuilds`, plus each trigger's cascade by package and the count of
+    distinct rebuilt specs."""
+    return {
+        "triggers": [
+            {
+                "hash": t.hash,
+                "name": t.name,
+                "predecessor": t.predecessor,
+                "changes": list(t.changes),
+                "from": {kind: _cause_field(value) for kind, value in t.before},
+                "to": {kind: _cause_field(value) for kind, value in t.after},
+                "cascade": list(t.cascade),
+                "cascade_build_only": list(t.cascade_build_only),
+                "stacks": list(t.stacks),
+                "packages": [{"name": name, "specs": n} for name, n in t.packages],
+            }
+            for t in rebuilds.triggers
+        ],
+        "cascades": [
+            {"hash": c.hash, "name": c.name, "predecessor": c.predecessor, "causes": list(c.causes)}
+            for c in rebuilds.cascades
+        ],
+        "hash_scheme": list(rebuilds.hash_scheme),
+        "unexplained": list(rebuilds.unexplained),
+        "missing_dependencies": [
+            {
+                "hash": m.hash,
+                "name": m.name,
+                "dependency": m.dependency,
+                "dependency_name": m.dependency_name,
+                "new": m.new,
+            }
+            for m in rebuilds.missing_dependencies
+        ],
+        "rebuilt": rebuilds.rebuilt,
+    }
+
+
+def _cause_field(value: str | tuple[str, ...]) -> str | list[str]:
+    return value if isinstance(value, str) else list(value)
+
+
+def _step_bump(tag: str, name: str, bump: Bump) -> StepBumpJSON:
+    return {"tag": tag, "name": name, **_bump(bump)}
+
+
+def history_to_dict(history: History) -> HistoryJSON:
+    """The JSON of `snapdiff log`: steps newest first, then the range summarised."""
+    steps: list[StepJSON] = []
+    for step in history.steps:
+        steps.append(
+            {
+                "commit": step.commit,
+                "date": step.date,
+                "summary": _summary(step.summary),
+                "bumps": [_step_bump(p.tag, p.name, p.bump) for p in step.bumps],
+                "stacks": [_stack(s) for s in step.stacks],
+                "stack_moves": [_stack_move(m) for m in step.moves],
+                "rebuilds": None
+                if step.rebuilt is None
+                else {
+                    "rebuilt": step.rebuilt,
+                    "said": [s.plain() for s in (*step.causes, *filter(None, [step.missing]))],
+                },
+            }
+        )
+    base = history.merge_base_of
+    return {
+        "schema_version": 1,
+        "range": {
+            "start": history.start,
+            "end": history.end,
+            "commits": len(history.steps),
+            "unit": history.unit,
+            "start_commit": history.start_commit,
+            "end_commit": history.end_commit,
+            "merge_base_of": list(base) if base else None,
+        },
+        "steps": steps,
+        "packages": [
+            {
+                "tag": p.tag,
+                "name": p.name,
+                "versions": list(p.versions),
+                "first_seen": p.first_seen,
+                "last_seen": p.last_seen,
+            }
+            for p in history.packages
+        ],
+        "flapping": [
+            {
+                "tag": f.tag,
+                "hash": f.hash,
+                "package": f.package,
+                "left": list(f.left),
+                "returned": list(f.returned),
+                "returns": len(f.returned),
+            }
+            for f in history.flapping
+        ],
+        "incomplete": bool(history.skipped),
+        "skipped": list(history.skipped),
+    }
+
+
+def render_history_json(history: History) -> str:
+    """`snapdiff log --format json`."""
+    return dumps_json(history_to_dict(history))

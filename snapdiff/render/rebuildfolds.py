@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from itertools import repeat
 from operator import attrgetter
 
-from ..compare.causes import (
+from ..report import MissingDependency, Rebuilds, Report, Sentence, Trigger, counted
+from ..report.causes import (
     Cause,
     cause_sentence,
     causes,
@@ -19,7 +20,6 @@ from ..compare.causes import (
     hash_scheme,
     unexplained,
 )
-from ..report import MissingDependency, Rebuilds, Report, Sentence, Trigger, counted
 from .markup import Safe, code, html_code
 from .views import CountedPackage, PackagesView, RebuildViews
 

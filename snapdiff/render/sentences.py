@@ -7,9 +7,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ..compare.claims import variant_sentence
-from ..compare.classes import CLASSES, Words
+from ..compare.classes import CLASSES
 from ..model import Configuration
-from ..report import Change, Labeller, Report, RootCount, Sentence, StackMove, counted
+from ..report import Change, Labeller, Report, RootCount, Sentence, StackMove, Words, counted
 from ..schema import ClassCountJSON
 from .jsonreport import specs_by_class
 from .markup import Safe, Said, Unlisted, code

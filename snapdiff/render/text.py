@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ..compare.causes import first_screen
 from ..compare.claims import variant_sentence
 from ..compare.classes import CLASSES
 from ..errors import printable
 from ..model import Configuration
 from ..report import Change, Labeller, PackageChange, Report, StackChange, StackMove, counted
+from ..report.causes import first_screen
 from .markup import LIST_LIMIT
 from .sentences import cut
 from .sentences import notes as report_notes

@@ -1,4 +1,5 @@
-"""What a diff concluded: typed records (`records`) and the label rules (`labels`). No I/O."""
+"""What a diff concluded: typed records (`records`), the label rules (`labels`) and the words
+every format says of why specs were rebuilt (`causes`). No I/O."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from .records import (
     StackMove,
     Status,
     Summary,
+    Words,
 )
 
 __all__ = [
@@ -51,6 +53,7 @@ __all__ = [
     "Status",
     "Summary",
     "Trigger",
+    "Words",
     "counted",
     "one_tag",
 ]

@@ -28,6 +28,7 @@ __all__ = [
     "StackMove",
     "Status",
     "Summary",
+    "Words",
 ]
 
 SCHEMA_VERSION = 1  # of the JSON report
@@ -79,6 +80,24 @@ class Sentence(NamedTuple):
     def plain(self) -> str:
         """The sentence as plain text."""
         return self.words.format(*self.values)
+
+
+class Words:
+    """Builds one sentence: words with `{}` slots, and the values that fill them."""
+
+    def __init__(self) -> None:
+        self.words: list[str] = []
+        self.values: list[str] = []
+
+    def say(self, words: str, *values: str) -> Words:
+        """Add words, with the values of their `{}` slots."""
+        self.words.append(words)
+        self.values += values
+        return self
+
+    def sentence(self) -> Sentence:
+        """The sentence said so far."""
+        return Sentence("".join(self.words), tuple(self.values))
 
 
 NO_SENTENCE = Sentence("")  # a record not yet said in words

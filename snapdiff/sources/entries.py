@@ -21,9 +21,16 @@ import msgspec
 from ..model import NO_COMPILER, Configuration, Entry, PageEntries, configuration_from, written_as
 from ..versions import version_of
 from .checks import FIX, check_entries, json_value
-from .entryline import Counts, stack_counts
 
-__all__ = ["FIX", "Entries", "check_entries", "json_value"]  # the checks re-exported
+__all__ = [
+    "FIX",
+    "NO_COMPILER_TEXT",
+    "Counts",
+    "Entries",
+    "check_entries",
+    "json_value",
+    "stack_counts",
+]
 
 _DECODER = msgspec.json.Decoder(list[Entry])
 _HASH = attrgetter("hash")
@@ -34,6 +41,20 @@ _VERSIONS = attrgetter("versions")
 _EXTRA = attrgetter("extra")
 # of an entry: its configuration's fields as read, with its versions or with its stacks
 _BY_VERSIONS = attrgetter("os", "platform", "target", "compiler", "variants", "versions")
+
+
+Counts = tuple[tuple[str, int], ...]  # (stack, entries in it), sorted by stack
+NO_COMPILER_TEXT = b'"compiler": "' + NO_COMPILER.encode() + b'"'  # as the generator writes it
+
+
+def stack_counts(lists: Iterable[tuple[Iterable[str], int]]) -> Counts:
+    """Entries per stack from (stacks list, entries with it), sorted; a stack listed twice in a
+    list counts once."""
+    counts: dict[str, int] = {}
+    for stacks, times in lists:
+        for stack in set(stacks):
+            counts[stack] = counts.get(stack, 0) + times
+    return tuple(sorted(counts.items()))
 
 
 # Each distinct field value decoded (but hashes), shared by every record that holds it: a

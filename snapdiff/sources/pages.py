@@ -18,8 +18,7 @@ import orjson
 
 from ..errors import InputError
 from ..model import NO_COMPILER, Page
-from .entries import FIX, Entries, check_entries
-from .entryline import NO_COMPILER_TEXT
+from .entries import FIX, NO_COMPILER_TEXT, Entries, check_entries
 from .frontmatter import fast_fields, read_fields
 
 __all__ = [

@@ -174,7 +174,7 @@ def test_names_and_values_from_the_index_are_inert(tmp_path: Path) -> None:
 def test_one_recipe_change_in_several_configurations_is_one_line() -> None:
     """Package hashes differ between configurations of one recipe change: one cause, its
     version named; another version's recipe change is another line."""
-    from snapdiff.compare.causes import cause_sentence, causes
+    from snapdiff.report.causes import cause_sentence, causes
 
     def recipe(name: str, package_hashes: tuple[str, str], version: str) -> Trigger:
         before, after = (("recipe", package_hashes[0]),), (("recipe", package_hashes[1]),)
@@ -207,9 +207,9 @@ def test_folds_counted_from_the_triggers_are_those_counted_per_spec(tmp_path: Pa
     cause, packages with more than one spec)."""
     from indexgen import generate
 
-    from snapdiff.compare.causes import causes
     from snapdiff.compare.diff import diff_snapshots
     from snapdiff.render.rebuildfolds import rebuilt_rows
+    from snapdiff.report.causes import causes
     from snapdiff.sources import load_pair
 
     generate(tmp_path, "version=4,build-tool=2,recipe=2", 5, "--stacks", "4")
@@ -227,8 +227,8 @@ def test_folds_counted_from_the_triggers_are_those_counted_per_spec(tmp_path: Pa
 
 def test_a_cause_whose_triggers_overlap_is_counted_per_spec(tmp_path: Path) -> None:
     """zlib-ng's two triggers both reach n2n: their own counts would count it twice."""
-    from snapdiff.compare.causes import causes
     from snapdiff.render.rebuildfolds import rebuilt_rows
+    from snapdiff.report.causes import causes
 
     names = {c.hash: c.name for c in REBUILDS.cascades}
 

@@ -487,7 +487,7 @@ def test_a_history_in_o_changed_agrees_with_a_whole_reading(
 def _history_agrees(revisions: list[frozenset[tuple[str, str, tuple[str, ...]]]]) -> None:
     from snapdiff.errors import SnapdiffError
     from snapdiff.history import history
-    from snapdiff.render.jsonhistory import render_history_json
+    from snapdiff.render.jsonreport import render_history_json
 
     def walked(options: LoadOptions, filters: Filters | None = None) -> str:
         start = f"HEAD~{len(revisions) - 1}"

@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from itertools import chain
 from operator import attrgetter, not_
 
-from ..report import MissingDependency, Rebuilds, Report, Sentence, Trigger, counted
-from ..report.rebuilds import FieldValue, OwnChange
-from .classes import Words
+from .labels import counted
+from .rebuilds import FieldValue, MissingDependency, OwnChange, Rebuilds, Trigger
+from .records import Report, Sentence, Words
 
 _HASH = attrgetter("hash")
 
