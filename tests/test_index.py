@@ -253,8 +253,8 @@ def test_a_database_version_snapdiff_does_not_read_is_refused(
     bad.write_text(database(version, {"a" * 32: GOOD}))
     assert main([V7, str(bad)]) == 2
     assert capsys.readouterr().err == (
-        f"snapdiff: error: {bad}: database version {version!r}, not one snapdiff reads (6, 7, 8, 9) "
-        "(give a Spack build-cache index.json (database version 6 or later))\n"
+        f"snapdiff: error: {bad}: database version {version!r}, not one snapdiff reads"
+        " (6, 7, 8, 9) (give a Spack build-cache index.json (database version 6 or later))\n"
     )
 
 
