@@ -17,13 +17,16 @@ from .layouts import DB_VERSIONS
 
 __all__ = [
     "FIX",
+    "Annotations",
     "Arch",
+    "Compiler",
     "Edge",
     "EdgeParameters",
     "Install",
     "Parameter",
     "Spec",
     "Target",
+    "Text",
     "decode_index",
     "field_error",
     "text",
@@ -143,13 +146,15 @@ def _check_version(version: object, where: str) -> None:
         raise InputError(where, what, FIX)
 
 
-def field_error(digest: str, exc: msgspec.ValidationError, within: str = "") -> str:
+def field_error(
+    digest: str, exc: msgspec.ValidationError, within: str = "", record: str = "install"
+) -> str:
     """What msgspec refused in the record of this hash, and where (`within`: the path of the
-    part decoded)."""
+    part decoded; `record`: what the file calls a record)."""
     message, at, path = str(exc).rpartition(" - at `$")  # no path: the part itself
     message, path = (message, path.rstrip("`")) if at else (path, "")
     field = f"{within}{path}".lstrip(".")
-    what = f"install {digest}" + (f", {field}" if field else "")
+    what = f"{record} {digest}" + (f", {field}" if field else "")
     return f"{what}: {message[:1].lower()}{message[1:]}"
 
 
