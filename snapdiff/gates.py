@@ -30,6 +30,7 @@ Gate = Literal[
     "stack-loss",
     "rebuilds",
     "missing-binaries",
+    "duplicates",
 ]
 GATES: tuple[Gate, ...] = get_args(Gate)
 _BY_NAME: dict[str, Gate] = {gate: gate for gate in GATES}
@@ -166,6 +167,17 @@ def _missing(report: Report, count: _Count) -> tuple[int, Sentence]:
     )
 
 
+def _duplicates(report: Report, count: _Count) -> tuple[int, Sentence]:
+    """Packages of an environment with more than one concrete spec on the new side and at most
+    one on the old (SPEC section 7), less allowed packages."""
+    names = sorted(
+        {n for e in report.environments for n in e.duplicates_new if count.kept(package=n)}
+    )
+    verb = "has" if len(names) == 1 else "have"
+    what = f"{counted(len(names), 'package')} newly {verb} more than one concrete spec: "
+    return len(names), _named(what, names)
+
+
 def _count(report: Report, count: _Count) -> tuple[int, Sentence]:
     """(how many times the report trips the gate, what to say of it). The allow-list is asked
     only of what would count, so an entry is said to be used only when it excused something."""
@@ -204,6 +216,8 @@ def _count(report: Report, count: _Count) -> tuple[int, Sentence]:
         return _rebuilt(report, count)
     if count.gate == "missing-binaries":
         return _missing(report, count)
+    if count.gate == "duplicates":
+        return _duplicates(report, count)
     packages = [p for p in report.packages if count.kept(package=p.name)]
     kinds = {
         "package": len(packages),

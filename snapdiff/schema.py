@@ -222,6 +222,52 @@ class RebuildsJSON(TypedDict):
     rebuilt: int
 
 
+class RootSpecJSON(TypedDict):
+    spec: str
+    hash: str
+    name: str
+    version: str
+    compiler: str
+
+
+class ReconcretizedJSON(TypedDict):
+    spec: str
+    old: str
+    new: str
+    name: str
+    versions: list[str]  # [old, new]
+
+
+class SpackJSON(TypedDict):
+    version: str
+    commit: str
+
+
+# asked: the root of the package changed its abstract spec text
+EnvironmentDowngradeJSON = TypedDict(
+    "EnvironmentDowngradeJSON", {"name": str, "from": str, "to": str, "asked": bool}
+)
+
+
+class EnvironmentJSON(TypedDict):
+    """SPEC section 7's `environments`: one entry per environment on either side."""
+
+    name: str
+    status: str
+    spack_old: SpackJSON | None
+    spack_new: SpackJSON | None
+    lockfile_old: int | None
+    lockfile_new: int | None
+    roots_added: list[RootSpecJSON]
+    roots_removed: list[RootSpecJSON]
+    roots_reconcretized: list[ReconcretizedJSON]
+    compilers_added: list[str]
+    compilers_removed: list[str]
+    duplicates_new: list[str]
+    downgrades: list[EnvironmentDowngradeJSON]
+    warnings: list[str]
+
+
 class ReportJSON(TypedDict):
     schema_version: int
     old: SideJSON
@@ -238,6 +284,7 @@ class ReportJSON(TypedDict):
     skipped: list[str]
     gates: list[GateJSON]
     rebuilds: RebuildsJSON | None
+    environments: NotRequired[list[EnvironmentJSON]]  # environments only
 
 
 class StepBumpJSON(BumpJSON):

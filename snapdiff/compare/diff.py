@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from ..errors import UsageError, printable
 from ..forked import Told
@@ -13,6 +13,7 @@ from ..model import Filters, Page, Snapshot
 from ..report import PackageChange, Rebuilds, Report, Side, StackChange, Summary
 from .builtas import next_diff
 from .coverage import stack_coverage
+from .environments import environment_changes
 from .filters import apply_filters, check_filters, in_question
 from .package import Asked, Key, Moves, package_change, page_entries
 from .rebuilds import narrow_rebuilds, rebuild_causes
@@ -154,14 +155,22 @@ def _ignored(_: str) -> None:
 
 
 def _side(snapshot: Snapshot, stacks: int) -> Side:
+    """What the report says of one input: an environment's tags are its names, not cache tags
+    (SPEC section 7: none)."""
+    kind: Literal["catalogue", "build cache", "environment"] = "catalogue"
+    if snapshot.environments:
+        kind = "environment"
+    elif snapshot.graph is not None:
+        kind = "build cache"
     return Side(
         printable(snapshot.source),
-        snapshot.tags,
+        () if snapshot.environments else snapshot.tags,
         snapshot.page_count,
         snapshot.spec_count,
         stacks,
         snapshot.commit,
         snapshot.date,
+        kind,
     )
 
 
@@ -242,4 +251,5 @@ def _report(
         filters=filters,
         skipped=tuple(sorted({printable(s) for s in (*old.skipped, *new.skipped)})),
         rebuilds=_narrowed(rebuilds, filtered, filters),
+        environments=environment_changes(old, new, packages),
     )

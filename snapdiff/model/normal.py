@@ -21,7 +21,11 @@ __all__ = [
 
 NO_COMPILER = "none"  # the compiler of a spec whose page records none (SPEC section 2a)
 # Compilers Spack 1.0 names by package (SPEC section 2a); older pages use the short name.
-_COMPILER_PACKAGES = {"oneapi": "intel-oneapi-compilers", "clang": "llvm"}
+_COMPILER_PACKAGES = {
+    "oneapi": "intel-oneapi-compilers",
+    "clang": "llvm",
+    "intel": "intel-oneapi-compilers-classic",
+}
 
 
 def canonical_json(value: object) -> str:

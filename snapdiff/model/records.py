@@ -16,9 +16,11 @@ __all__ = [
     "NOTHING",
     "Configuration",
     "Entry",
+    "Environment",
     "Filters",
     "Page",
     "PageEntries",
+    "Root",
     "Snapshot",
     "Spec",
     "Tally",
@@ -189,6 +191,33 @@ NOTHING = Tally({}, {}, {}, {})
 
 
 @dataclass(frozen=True, slots=True)
+class Root:
+    """One of an environment's input specs (SPEC section 7): its abstract spec text as written
+    (an install database's explicit record has none: ""), the hash it was concretized to, its
+    group (lockfile v7) and the environment it was written in (`.`, or an included one's path)."""
+
+    spec: str
+    hash: str
+    group: str | None = None
+    environment: str = "."
+
+
+@dataclass(frozen=True, slots=True)
+class Environment:
+    """A Spack environment on one side (SPEC section 7): its name (the folder it was found in),
+    roots, format versions and the Spack that wrote it. Its specs are the pages of the tag of
+    its name."""
+
+    name: str
+    roots: tuple[Root, ...]
+    lockfile: int | None  # the lockfile version, None for an install database
+    database: int | None  # the database version, None for a lockfile
+    spack_version: str | None = None
+    spack_commit: str | None = None
+    warnings: tuple[str, ...] = ()  # roots whose hash names another package's node
+
+
+@dataclass(frozen=True, slots=True)
 class Snapshot:
     """Every page of one side of a diff, keyed by (tag, package name), and the pages it holds
     alike with the other side only counted (`rest`)."""
@@ -202,6 +231,7 @@ class Snapshot:
     skipped_keys: frozenset[tuple[str, str]] = frozenset()  # their (tag, package), when known
     rest: Tally = NOTHING  # pages not in `pages`, equal on the other side of the pair
     graph: Graph | None = None  # build-cache indexes only: every record and its edges
+    environments: tuple[Environment, ...] = ()  # environments only, each a tag of its name
 
     @property
     def tags(self) -> tuple[str, ...]:

@@ -18,6 +18,7 @@ from ..schema import (
     StackJSON,
 )
 from ..versions import Bump, bump_order
+from .environments import environment_views
 from .links import Links
 from .markup import Safe, code, some
 from .rebuildfolds import views
@@ -240,6 +241,9 @@ def markdown_context(
         "tags_counted": report.tags_counted(),
         "gates": [_gate(outcome) for outcome in report.gates],
         "rebuilds": rows["rebuilds"],
+        "subject": Safe(report.subject()),
+        "stacks_row": report.stacks_row(),
+        "environments": environment_views(report),
     }
 
 

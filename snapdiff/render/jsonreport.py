@@ -13,13 +13,16 @@ from ..compare.classes import CLASSES
 from ..model import Configuration
 from ..report import (
     Change,
+    EnvironmentChange,
     FieldChange,
     GateOutcome,
     PackageChange,
     Rebuilds,
     Report,
     RootCount,
+    RootSpec,
     Side,
+    SpackRun,
     SpecChange,
     StackChange,
     StackMove,
@@ -30,6 +33,7 @@ from ..schema import (
     ChangeJSON,
     ClassCountJSON,
     ConfigurationJSON,
+    EnvironmentJSON,
     FieldJSON,
     GateJSON,
     HistoryJSON,
@@ -37,7 +41,9 @@ from ..schema import (
     RebuildsJSON,
     ReportJSON,
     RootJSON,
+    RootSpecJSON,
     SideJSON,
+    SpackJSON,
     SpecChangeJSON,
     StackJSON,
     StackMoveJSON,
@@ -205,9 +211,10 @@ def _stack(change: StackChange) -> StackJSON:
 
 
 def report_to_dict(report: Report) -> ReportJSON:
-    """The JSON report of SPEC section 4 (plus a few documented extra keys)."""
+    """The JSON report of SPEC section 4 (plus a few documented extra keys; `environments`,
+    section 7, when a side is an environment)."""
     built: _Configurations = {}  # each distinct one built once, shared by records (read-only)
-    return {
+    found: ReportJSON = {
         "schema_version": report.schema_version,
         "old": _side(report.old),
         "new": _side(report.new),
@@ -223,6 +230,49 @@ def report_to_dict(report: Report) -> ReportJSON:
         "skipped": list(report.skipped),
         "gates": [_gate(g) for g in report.gates],
         "rebuilds": None if report.rebuilds is None else _rebuilds(report.rebuilds),
+    }
+    if report.environments:
+        found["environments"] = [_environment(e) for e in report.environments]
+    return found
+
+
+def _root_spec(root: RootSpec) -> RootSpecJSON:
+    return {
+        "spec": root.spec,
+        "hash": root.hash,
+        "name": root.name,
+        "version": root.version,
+        "compiler": root.compiler,
+    }
+
+
+def _spack(run: SpackRun | None) -> SpackJSON | None:
+    return None if run is None else {"version": run.version, "commit": run.commit}
+
+
+def _environment(change: EnvironmentChange) -> EnvironmentJSON:
+    """SPEC section 7's record of one environment."""
+    return {
+        "name": change.name,
+        "status": change.status,
+        "spack_old": _spack(change.spack_old),
+        "spack_new": _spack(change.spack_new),
+        "lockfile_old": change.lockfile_old,
+        "lockfile_new": change.lockfile_new,
+        "roots_added": [_root_spec(r) for r in change.roots_added],
+        "roots_removed": [_root_spec(r) for r in change.roots_removed],
+        "roots_reconcretized": [
+            {"spec": r.spec, "old": r.old, "new": r.new, "name": r.name, "versions": [*r.versions]}
+            for r in change.roots_reconcretized
+        ],
+        "compilers_added": list(change.compilers_added),
+        "compilers_removed": list(change.compilers_removed),
+        "duplicates_new": list(change.duplicates_new),
+        "downgrades": [
+            {"name": d.name, "from": d.before, "to": d.after, "asked": d.asked}
+            for d in change.downgrades
+        ],
+        "warnings": list(change.warnings),
     }
 
 

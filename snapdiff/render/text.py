@@ -17,6 +17,7 @@ from ..errors import printable
 from ..model import Configuration
 from ..report import Change, Labeller, PackageChange, Report, StackChange, StackMove, counted
 from ..report.causes import first_screen
+from .environments import environment_lines, environment_views
 from .markup import LIST_LIMIT
 from .sentences import cut
 from .sentences import notes as report_notes
@@ -85,8 +86,10 @@ def _counts(report: Report) -> list[str]:
         f"(+{s.packages_added:,} −{s.packages_removed:,} ~{s.packages_changed:,})",
         f"specs    {old.specs:,} → {new.specs:,} "
         f"(+{s.specs_added:,} −{s.specs_removed:,} ~{s.specs_changed:,})",
-        f"stacks   {old.stacks:,} → {new.stacks:,} "
-        f"(+{s.stacks_added:,} −{s.stacks_removed:,} ~{s.stacks_changed:,})",
+        *[
+            f"stacks   {old.stacks:,} → {new.stacks:,} "
+            f"(+{s.stacks_added:,} −{s.stacks_removed:,} ~{s.stacks_changed:,})"
+        ][: int(report.stacks_row())],
     ]
 
 
@@ -201,7 +204,8 @@ def render_text(report: Report, colour: bool = False) -> str:
     """The report as a few lines for a terminal (ANSI colours when `colour`)."""
     out = _Out(colour)
     label = report.labeller()
-    out.lines.append(printable(f"snapdiff: {report.old.source} → {report.new.source}"))
+    subject = "" if report.subject() == "Catalogue" else f"{report.subject().lower()} changes, "
+    out.lines.append(printable(f"snapdiff: {subject}{report.old.source} → {report.new.source}"))
     if not report.summary.total:
         out.lines.append(
             f"no changes: {counted(report.new.specs, 'spec')} of "
@@ -218,6 +222,9 @@ def render_text(report: Report, colour: bool = False) -> str:
         out.lines.append(f"counted per cache tag ({report.tags_counted():,} tags)")
     out.lines += _counts(report)
     out.lines.append(CHANGED_LEGEND)
+    for view in environment_views(report):
+        title = f"environment {view['name']}" if view["named"] else "environment"
+        out.group(printable(title), _BOLD, [printable(x) for x in environment_lines(view)])
     out.group("gates", _RED, _gates(report))
     notes = report_notes(report, label)
     for line in notes["root"]:

@@ -14,6 +14,7 @@ from ..schema import (
     StackJSON,
     SummaryJSON,
 )
+from .environments import EnvironmentView
 from .markup import Safe, Said
 
 __all__ = [
@@ -240,6 +241,9 @@ class MarkdownContext(TypedDict):
     tags_counted: int
     gates: list[GateView]
     rebuilds: RebuildsView | None
+    subject: Safe  # what is compared: Environment, Build cache or Catalogue (changes)
+    stacks_row: bool  # the counts say stacks (catalogue pages, or a stack besides root)
+    environments: list[EnvironmentView]  # SPEC section 7: environments that changed
 
 
 class LogContext(TypedDict):

@@ -13,16 +13,21 @@ from .rebuilds import Rebuilds
 __all__ = [
     "Change",
     "ChangeClass",
+    "EnvironmentChange",
+    "EnvironmentDowngrade",
     "Exemption",
     "FieldChange",
     "GateLevel",
     "GateOutcome",
     "PackageChange",
+    "Reconcretized",
     "Report",
     "RootCount",
+    "RootSpec",
     "Sentence",
     "Side",
     "SideName",
+    "SpackRun",
     "SpecChange",
     "StackChange",
     "StackMove",
@@ -48,6 +53,7 @@ class Side:
     stacks: int
     commit: str | None = None
     date: str | None = None
+    kind: Literal["catalogue", "build cache", "environment"] = "catalogue"
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +273,77 @@ class GateOutcome:
 
 
 @dataclass(frozen=True, slots=True)
+class RootSpec:
+    """A root said with what it was concretized to (SPEC section 7): its abstract spec text, the
+    hash, and the node's name, version and compiler (normalised)."""
+
+    spec: str
+    hash: str
+    name: str
+    version: str
+    compiler: str
+    group: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Reconcretized:
+    """A root whose abstract spec text is on both sides with another hash."""
+
+    spec: str
+    old: str
+    new: str
+    name: str
+    versions: tuple[str, str]
+    compilers: tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class SpackRun:
+    """The Spack that wrote a lockfile: its version and commit (empty when not recorded)."""
+
+    version: str
+    commit: str
+
+
+@dataclass(frozen=True, slots=True)
+class EnvironmentDowngrade:
+    """A package of an environment whose highest version went down: asked for when a root of
+    it changed its abstract spec text, else unexpected."""
+
+    name: str
+    before: str
+    after: str
+    asked: bool
+
+
+@dataclass(frozen=True, slots=True)
+class EnvironmentChange:
+    """One environment on either side (SPEC section 7), matched by name (or the one of each
+    side): its roots, compilers, new duplicates and the Spack and format that wrote it."""
+
+    name: str
+    status: Literal["added", "removed", "changed", "unchanged"]
+    spack_old: SpackRun | None
+    spack_new: SpackRun | None
+    lockfile_old: int | None
+    lockfile_new: int | None
+    roots_added: tuple[RootSpec, ...] = ()
+    roots_removed: tuple[RootSpec, ...] = ()
+    roots_reconcretized: tuple[Reconcretized, ...] = ()
+    compilers_added: tuple[str, ...] = ()
+    compilers_removed: tuple[str, ...] = ()
+    duplicates_new: tuple[str, ...] = ()
+    downgrades: tuple[EnvironmentDowngrade, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def spack_moved(self) -> bool:
+        """Whether the Spack version or commit differs (a side without the block is unknown,
+        which counts as differing)."""
+        return self.spack_old != self.spack_new
+
+
+@dataclass(frozen=True, slots=True)
 class Report:
     """Everything snapdiff concluded about two snapshots; every output is rendered from it."""
 
@@ -282,6 +359,7 @@ class Report:
     skipped: tuple[str, ...] = field(default=())  # bad pages left out: the report is incomplete
     gates: tuple[GateOutcome, ...] = field(default=())  # set by the command line's gates
     rebuilds: Rebuilds | None = None  # why specs were rebuilt: both sides build-cache indexes
+    environments: tuple[EnvironmentChange, ...] = field(default=())  # environments only
     schema_version: int = SCHEMA_VERSION
 
     def tags_counted(self) -> int:
@@ -301,6 +379,20 @@ class Report:
         it once); None otherwise, and from release to release, where each side's tag is its
         label."""
         return one_tag(self.old.tags, self.new.tags, self.changed_tags())
+
+    def subject(self) -> str:
+        """What the report compares, as its title says it: environments when a side is one,
+        else build caches when a side is an index, else the catalogue."""
+        kinds = {self.old.kind, self.new.kind}
+        if "environment" in kinds:
+            return "Environment"
+        return "Build cache" if "build cache" in kinds else "Catalogue"
+
+    def stacks_row(self) -> bool:
+        """Whether the counts have a Stacks row: for catalogue pages always; for indexes and
+        environments when a side has a stack other than `root` (SPEC section 7)."""
+        pages = "catalogue" in {self.old.kind, self.new.kind}
+        return pages or bool(self.old.stacks or self.new.stacks or self.stacks)
 
     def labeller(self) -> Labeller:
         """How every output names a package or stack of this report (see `Labeller`)."""

@@ -1,5 +1,6 @@
-"""The kinds of input, behind one protocol (`Source`), chosen in one function (`open_source`):
-a directory of pages, a git revision, build-cache indexes; and how they are read (`LoadOptions`)."""
+"""The one table of input kinds (`KINDS`, `IN_GIT`): how each is recognised and opened, chosen in
+one function (`open_source`); and the sources of pages and build-cache indexes. Adding a kind is
+one row and one class (`environments.py` is one)."""
 
 from __future__ import annotations
 
@@ -9,11 +10,20 @@ import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar, Protocol
+from typing import TYPE_CHECKING, ClassVar
 
 from ..errors import InputError
 from ..model import Snapshot
 from .directory import SNAPSHOT_FIX, read_directory
+from .environments import (
+    EnvironmentSource,
+    environments_in_git,
+    holds_environment,
+    holds_environments_in_git,
+    is_database_file,
+    is_lockfile_file,
+    open_environment,
+)
 from .git.reader import Progress, quiet, readable
 from .git.repo import GitRepo, Revision, TreeFile
 from .mirror.index import (
@@ -27,48 +37,25 @@ from .mirror.index import (
 from .mirror.layouts import MAX_INDEX_BYTES, Folder, Index, find_mirrors, index_of, is_url
 from .mirror.tree import TreeMirror, mirror_files, tree_mirrors
 from .pages import MAX_PAGE_BYTES, is_catalogue_path, is_page_content
+from .protocol import Can, LoadOptions, Source
 from .snapshot import PageBytes, PageCache, Problems, build_snapshot
 
 if TYPE_CHECKING:  # msgspec: only when an index is read
     from .mirror.nodes import Interned
 
 __all__ = [
+    "IN_GIT",
+    "KINDS",
     "LoadOptions",
     "MirrorRevisionSource",
     "RevisionSource",
     "Source",
+    "held_kind",
+    "kind_of",
     "open_source",
     "opened",
     "pages_snapshot",
 ]
-
-
-@dataclass(frozen=True)
-class Can:
-    """What a kind of input can do, asked by loading, by work in a child and by `log` alike."""
-
-    changed_only: bool = False  # two revisions of one repository read in O(changed)
-    shares_values: bool = False  # its values shared with the other side (`Source.intern`)
-    halves: bool = False  # a `log` range of it diffed in two halves side by side (`jobs` 2)
-    steps: bool = False  # a `log` range of it read a commit at a time
-
-
-class Source(Protocol):
-    """One input of a diff: which contents it holds (cheaply), then its snapshot."""
-
-    can: ClassVar[Can]
-    problems: Problems
-    intern: Interned | None  # its values, for the other side to share (`can.shares_values`)
-    git: tuple[GitRepo, Revision] | None  # the repository and revision it was read at
-
-    def digests(self) -> set[str]: ...
-
-    def load(self, cache: PageCache) -> Snapshot: ...
-
-    def at(self, revision: Revision, options: LoadOptions) -> Source | None:
-        """The same kind at another revision of its repository, None when nothing it reads
-        changed (`can.steps`, unless `can.changed_only`: `log` reads those in O(changed))."""
-        ...
 
 
 _EVERY = 2000  # pages between two words of progress
@@ -230,22 +217,6 @@ class MirrorRevisionSource(IndexSource):
         return MirrorRevisionSource(self.repo, revision, files, options)
 
 
-@dataclass(frozen=True)
-class LoadOptions:
-    """Where and how inputs are read (beyond their names); how much of each page is read follows
-    from the filters a diff is loaded for (`load_pair`)."""
-
-    repo: str | None = None  # the git repository revisions are read from
-    keep_going: bool = False  # leave bad pages out instead of stopping
-    index_tag: str = "develop"  # the cache tag of build-cache index snapshots
-    stack_name: str | None = None  # the stack of a single index.json given as a snapshot
-    progress: Progress = quiet  # told what is being read, now and then (the CLI, on a terminal)
-    stack_urls: tuple[tuple[str, str], ...] = ()  # (stack, mirror address) beside a URL side
-    cache_dir: str | None = None  # where tallies of revisions are kept across runs (None: not)
-    warn: Progress = quiet  # told of a cache file ignored or a cache that cannot be written
-    jobs: int = 1  # processes at work at once: 2 reads NEW beside OLD where its kind can
-
-
 def _lone_index(arg: str, stack: str) -> Iterator[Index]:
     """An index named on the command line, read when it is decoded (its bytes held no longer)."""
     named = os.path.realpath(arg)  # a link named on the command line is followed
@@ -296,7 +267,7 @@ def _open_directory(arg: str, options: LoadOptions, shared: Interned | None) -> 
 
 
 def _holds_mirrors_in_git(repo: GitRepo, revision: Revision) -> bool:
-    return mirror_files(repo, revision) is not None
+    return revision.file is None and mirror_files(repo, revision) is not None
 
 
 def _mirrors_in_git(repo: GitRepo, revision: Revision, options: LoadOptions) -> Source:
@@ -305,8 +276,8 @@ def _mirrors_in_git(repo: GitRepo, revision: Revision, options: LoadOptions) -> 
     return MirrorRevisionSource(repo, revision, files, options)
 
 
-def _any_revision(repo: GitRepo, revision: Revision) -> bool:
-    return True
+def _pages_revision(repo: GitRepo, revision: Revision) -> bool:
+    return revision.file is None
 
 
 def _pages_in_git(repo: GitRepo, revision: Revision, options: LoadOptions) -> Source:
@@ -342,13 +313,22 @@ class HeldKind:
 # first row of `IN_GIT` whose content its tree holds. A new kind is one row and one class.
 KINDS = (
     Kind("mirror address", _address, _open_address),
+    Kind("environment lockfile", is_lockfile_file, open_environment),
+    Kind("install database", is_database_file, open_environment),
     Kind("build-cache index", _lone_index_file, _open_local_index, apart=True),
+    Kind("environment folder", holds_environment, open_environment),
     Kind("folder of mirrors", _holds_mirrors, _open_local_index, apart=True),
     Kind("directory of pages", _directory, _open_directory),
 )
 IN_GIT = (
     HeldKind("mirrors in git", _holds_mirrors_in_git, _mirrors_in_git, MirrorRevisionSource.can),
-    HeldKind("pages in git", _any_revision, _pages_in_git, RevisionSource.can),
+    HeldKind(
+        "environments in git",
+        holds_environments_in_git,
+        environments_in_git,
+        EnvironmentSource.can,
+    ),
+    HeldKind("pages in git", _pages_revision, _pages_in_git, RevisionSource.can),
 )
 
 
@@ -372,8 +352,12 @@ def open_source(
 
 
 def held_kind(repo: GitRepo, revision: Revision) -> HeldKind:
-    """The kind of content a revision holds (`IN_GIT`: pages, the last row, hold any)."""
-    return next(held for held in IN_GIT if held.holds(repo, revision))
+    """The kind of content a revision holds (`IN_GIT`: pages, the last row, are any folder's)."""
+    for held in IN_GIT:
+        if held.holds(repo, revision):
+            return held
+    fix = "name a folder (REV:_cache), or a spack.lock (REV:envs/gcc/spack.lock)"
+    raise InputError(revision.arg, "names a file, not a folder", fix)
 
 
 def _revision(
@@ -388,7 +372,7 @@ def _revision(
             fix = "give a directory of catalogue pages, or a revision inside a git repository"
             where = arg if options.repo is None else f"{arg} (in {options.repo})"
             raise InputError(where, f"no such directory ({exc.what})", fix) from exc
-    return repos[path], repos[path].resolve(arg)
+    return repos[path], repos[path].resolve(arg, files=True)
 
 
 @contextmanager

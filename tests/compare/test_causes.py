@@ -81,7 +81,11 @@ def test_a_hash_scheme_change_alone_is_hash_scheme_throughout(tmp_path: Path) ->
 
 
 def index_cases() -> list[str]:
-    return sorted(p.name for p in CASES.iterdir() if list((p / "old").rglob("index.json")))
+    return sorted(
+        p.name
+        for p in CASES.iterdir()
+        if list((p / "old").rglob("index.json")) or list((p / "old").rglob("spack.lock"))
+    )
 
 
 @pytest.mark.parametrize("case", index_cases())

@@ -21,6 +21,8 @@ Record = dict[str, Any]
 def _indexes(side: Path) -> list[tuple[str, Path]]:
     """(stack, index file) of a side: one file, or a folder of `<stack>/build_cache/index.json`."""
     if side.is_file():
+        if side.suffix != ".json":
+            return []
         stack = side.parent.parent.name if side.parent.name == "build_cache" else "root"
         return [(stack or "root", side)]
     found = []
@@ -61,11 +63,23 @@ def _variants(parameters: dict[str, Any]) -> frozenset[str]:
     return frozenset(tokens)
 
 
+def _installs(side: Path) -> list[tuple[str, dict[str, Any]]]:
+    """(stack, install records by hash) of a side's indexes, or of its lockfiles (v4 and later,
+    keyed by DAG hash: every concrete spec held, in stack `root`)."""
+    found = [(s, json.loads(p.read_text())["database"]["installs"]) for s, p in _indexes(side)]
+    locks = (
+        [side] if side.is_file() and side.suffix == ".lock" else sorted(side.rglob("spack.lock"))
+    )
+    for lock in locks:
+        nodes = json.loads(lock.read_text())["concrete_specs"]
+        found.append(("root", {h: {"spec": n, "in_buildcache": True} for h, n in nodes.items()}))
+    return found
+
+
 def read_side(side: Path) -> dict[str, Record]:
     """Every record of a side by hash: its node fields, edges and stacks."""
     records: dict[str, Record] = {}
-    for stack, path in _indexes(side):
-        installs = json.loads(path.read_text())["database"]["installs"]
+    for stack, installs in _installs(side):
         for digest, install in installs.items():
             spec = install["spec"]
             arch = spec.get("arch", {})

@@ -89,14 +89,14 @@ def read_side(root: Path, label_tag: str | None = None) -> Side:
                 spec_version(entry),
                 frozenset(entry["stacks"]),
             )
-    if list(root.rglob("index.json")):
+    if list(root.rglob("index.json")) or list(root.rglob("spack.lock")):
         _read_indexes(root, side, label_tag or "develop")
     return side
 
 
 def _read_indexes(root: Path, side: Side, tag: str) -> None:
-    """Build-cache indexes, as snapdiff's pages of them: every binary record (variants without
-    patches), read by the cause checker's own reader."""
+    """Build-cache indexes (or lockfiles), as snapdiff's pages of them: every binary record
+    (variants without patches), read by the cause checker's own reader."""
     from causes import read_side as read_records
 
     for digest, record in read_records(root).items():
@@ -413,6 +413,8 @@ def check_report(report: Mapping[str, Any], old_root: Path, new_root: Path) -> l
     """Every false claim of a JSON report (unfiltered) about two snapshot directories."""
     releases = report["old"]["tags"] != report["new"]["tags"] and len(report["new"]["tags"]) == 1
     label = report["new"]["tags"][0] if releases else None
+    if len(report.get("environments", [])) == 1:  # one environment a side: named by the new one
+        label = report["environments"][0]["name"]
     old, new = read_side(old_root, label), read_side(new_root, label)
     errors = []
     moved = _tag_hashes(old) & _tag_hashes(new)

@@ -32,10 +32,13 @@ from snapdiff.sources.git import tallycache
 
 CASES = Path(__file__).parents[1] / "cases"
 # catalogue pages in git: the build-cache index cases are no repository of pages
+# Catalogue cases: indexes and environments have no tallies to cache
 CASE_NAMES = sorted(
     p.name
     for p in CASES.iterdir()
-    if (p / "old").is_dir() and not any((p / "old").rglob("index.json"))
+    if (p / "old").is_dir()
+    and not any((p / "old").rglob("index.json"))
+    and not any((p / "old").rglob("spack.lock"))
 )
 
 

@@ -9,6 +9,7 @@ and refs are never touched. A partial clone fetches the blobs a read needs first
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import os
 import subprocess
@@ -36,6 +37,7 @@ class Revision:
     tree: str  # id of the tree holding the snapshot
     commit: str | None  # short commit id, when the argument names a commit
     date: str | None  # committer date, ISO 8601
+    file: str | None = None  # `REV:path` naming a file: its name (`tree` is its folder's)
 
 
 class TreeFile(NamedTuple):
@@ -123,8 +125,9 @@ class GitRepo:
             return None
         return answer[0].decode(), answer[1].decode()
 
-    def resolve(self, arg: str) -> Revision:
-        """The tree a revision names: `REV`, or `REV:path` for a folder inside it."""
+    def resolve(self, arg: str, files: bool = False) -> Revision:
+        """The tree a revision names: `REV`, or `REV:path` for a folder inside it; with `files`,
+        `REV:path` may name a file (the revision is then its folder's tree and its name)."""
         if arg.startswith("-"):
             raise InputError(arg, "a revision may not start with '-'", "name a branch, tag or id")
         rev, sep, path = arg.partition(":")
@@ -136,6 +139,9 @@ class GitRepo:
         if found is None:
             fix = f"list what is there with: git ls-tree {rev}"
             raise InputError(arg, f"path '{path}' does not exist in {rev}", fix)
+        if found[1] == "blob" and files:
+            folder, _, name = path.rpartition("/")
+            return dataclasses.replace(self.resolve(f"{rev}:{folder}"), arg=arg, file=name)
         if found[1] == "blob":
             raise InputError(arg, "names a file, not a folder", "name a tree, e.g. REV:_cache")
         tree = found if found[1] == "tree" else self._header(f"{arg}^{{tree}}")

@@ -21,6 +21,7 @@ from typing import Any
 import msgspec
 
 from ...errors import InputError
+from ...model import Root
 from .layouts import DB_VERSIONS
 from .records import (
     Annotations,
@@ -39,8 +40,7 @@ __all__ = [
     "LOCKFILE_FIX",
     "LOCKFILE_VERSIONS",
     "SPECFILE_VERSIONS",
-    "Environment",
-    "Root",
+    "Decoded",
     "decode_database",
     "decode_lockfile",
     "is_lockfile",
@@ -58,18 +58,8 @@ _NAMED = re.compile(r"\s*(?:[\w-]+\.)*([A-Za-z0-9_][\w-]*)(?![\w.=-])")
 
 
 @dataclass(frozen=True)
-class Root:
-    """One of the environment's input specs."""
-
-    spec: str  # the abstract spec text as written ("" for a database's explicit record)
-    hash: str  # its DAG hash, a key of `Environment.installs`
-    group: str | None  # lockfile v7+ `roots[].group`
-    environment: str  # "." for the file itself, else the included environment's path
-
-
-@dataclass(frozen=True)
-class Environment:
-    """A lockfile or install database: its records by DAG hash, roots and format."""
+class Decoded:
+    """A lockfile or install database as read: its records by DAG hash, roots and format."""
 
     installs: dict[str, Install]
     roots: tuple[Root, ...]
@@ -165,7 +155,7 @@ def is_lockfile(data: bytes) -> bool:
     return _SNIFF.match(head) is not None
 
 
-def decode_lockfile(raw: bytes, where: str) -> Environment:
+def decode_lockfile(raw: bytes, where: str) -> Decoded:
     """A `spack.lock`, its included environments flattened; refused in one line when it is not
     one of a version snapdiff reads."""
     version = _lockfile_version(_decode(raw, _Head, where).meta, where)
@@ -181,7 +171,7 @@ def decode_lockfile(raw: bytes, where: str) -> Environment:
     roots, warnings = graph.roots(entries, where)
     keys: Iterable[str] = graph.reached(roots) if version < 4 else nodes
     spack = lockfile.spack
-    return Environment(
+    return Decoded(
         installs=graph.installs(keys),
         roots=roots,
         lockfile_version=version,
@@ -392,7 +382,7 @@ class _OutlineFile(msgspec.Struct, frozen=True):
     database: _Outline
 
 
-def decode_database(raw: bytes, where: str) -> Environment:
+def decode_database(raw: bytes, where: str) -> Decoded:
     """An install database: every record, installed or not; its roots the explicit ones."""
     version = _database_version(raw, where)
     try:
@@ -406,7 +396,7 @@ def decode_database(raw: bytes, where: str) -> Environment:
         installs[digest] = Install(spec=record.spec, in_buildcache=True)
         if record.explicit:
             roots.append(Root("", digest, None, "."))
-    return Environment(installs, tuple(roots), None, version, None, None, ())
+    return Decoded(installs, tuple(roots), None, version, None, None, ())
 
 
 def _database_version(raw: bytes, where: str) -> int:

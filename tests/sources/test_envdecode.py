@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from snapdiff.errors import InputError
+from snapdiff.model import Root
 from snapdiff.sources.mirror.environment import (
-    Environment,
-    Root,
+    Decoded,
     decode_database,
     decode_lockfile,
     is_lockfile,
@@ -21,8 +21,8 @@ from snapdiff.sources.mirror.index import Read
 from snapdiff.sources.mirror.nodes import Interned
 from snapdiff.sources.mirror.records import Spec
 
-DATA = Path(__file__).parent / "data" / "environments"
-INDEX = Path(__file__).parent / "data" / "spack-index"
+DATA = Path(__file__).parents[1] / "data" / "environments"
+INDEX = Path(__file__).parents[1] / "data" / "spack-index"
 REAL = ("casper-v5", "acts-misrooted-v5", "all-pythons-v6")
 CONSTRUCTED = (
     "lockfile-v1",
@@ -34,7 +34,7 @@ CONSTRUCTED = (
 )
 
 
-def lockfile(name: str) -> Environment:
+def lockfile(name: str) -> Decoded:
     path = DATA / f"{name}.spack.lock"
     return decode_lockfile(path.read_bytes(), str(path))
 
@@ -57,7 +57,7 @@ def flattened(data: dict[str, Any], environment: str = ".") -> list[tuple[str, d
     return found
 
 
-def spec_of(env: Environment, digest: str) -> Spec:
+def spec_of(env: Decoded, digest: str) -> Spec:
     spec = env.installs[digest].spec
     assert spec is not None
     return spec
@@ -178,7 +178,7 @@ def test_included_environments_are_flattened_and_named_by_path() -> None:
     assert env.warnings == ()
 
 
-def graph_nodes(env: Environment) -> Read:
+def graph_nodes(env: Decoded) -> Read:
     read = Read(Interned())
     read.add(env.installs, "env", "root")
     return read

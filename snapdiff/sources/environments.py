@@ -1,0 +1,235 @@
+"""Spack environments as snapshots (SPEC section 7): a `spack.lock`, a folder holding one, an
+install database (`.spack-db/index.json`), and every lockfile of a git revision (or the one
+`REV:path/spack.lock` names), each environment named by its folder and its specs the pages of a
+tag of that name, all in stack `root`.
+
+The records are read as a build-cache index's are (`mirror.environment` turns a lockfile or a
+database into them), so matching, explaining and the causes of rebuilds work on them unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from typing import TYPE_CHECKING, ClassVar
+
+from ..errors import InputError
+from ..model import Environment, Graph, Node, Page, Snapshot
+from .git.repo import GitRepo, Revision, TreeFile
+from .mirror.layouts import MAX_INDEX_BYTES, Folder
+from .protocol import Can, LoadOptions, Source
+from .snapshot import PageCache, Problems
+
+if TYPE_CHECKING:  # msgspec: only when an environment is read
+    from .mirror.environment import Decoded
+    from .mirror.nodes import Interned
+
+__all__ = [
+    "EnvironmentSource",
+    "environments_in_git",
+    "holds_environment",
+    "holds_environments_in_git",
+    "is_database_file",
+    "is_lockfile_file",
+    "open_environment",
+]
+
+LOCKFILE = "spack.lock"
+_DATABASE = ".spack-db/index.json"
+# Where an install database lies in a folder: the folder is a Spack install tree, or Spack's own
+# prefix (`opt/spack`).
+_DATABASES = (_DATABASE, f"opt/spack/{_DATABASE}")
+_SNIFF = 512  # bytes read to tell a lockfile not named spack.lock
+
+
+def is_lockfile_file(arg: str, options: LoadOptions) -> bool:
+    """A file named `spack.lock`, or any `*.lock` file whose first bytes say it is a lockfile."""
+    if not os.path.isfile(arg):
+        return False
+    if os.path.basename(arg) == LOCKFILE:
+        return True
+    if not arg.endswith(".lock"):
+        return False
+    from .mirror.environment import is_lockfile
+
+    with open(arg, "rb") as handle:
+        return is_lockfile(handle.read(_SNIFF))
+
+
+def is_database_file(arg: str, options: LoadOptions) -> bool:
+    """An install database: `index.json` in a `.spack-db` folder."""
+    path = os.path.normpath(arg)
+    return os.path.isfile(path) and path.endswith(os.path.join(".spack-db", "index.json"))
+
+
+def holds_environment(arg: str, options: LoadOptions) -> bool:
+    """A folder holding a `spack.lock` (an environment) or an install database."""
+    places = (LOCKFILE, *_DATABASES)
+    return os.path.isdir(arg) and any(os.path.isfile(os.path.join(arg, p)) for p in places)
+
+
+def _name_of(arg: str) -> str:
+    """An environment named on the command line: its folder (`.` for the current one), or the
+    file itself when it is not called `spack.lock` (`spack.lock` of the folder `envs/gcc`:
+    `envs/gcc`; `casper-23.10.lock`: itself)."""
+    path = arg.rstrip("/") or "/"
+    if os.path.basename(path) == LOCKFILE:
+        return os.path.dirname(path) or "."
+    return path
+
+
+def _decoded(data: bytes, where: str, database: bool) -> Decoded:
+    from .mirror.environment import decode_database, decode_lockfile
+
+    return decode_database(data, where) if database else decode_lockfile(data, where)
+
+
+def open_environment(arg: str, options: LoadOptions, shared: Interned | None) -> Source:
+    """A lockfile, an install database, or a folder holding either, named by `_name_of`."""
+    path, database = arg, is_database_file(arg, options)
+    if os.path.isdir(arg):
+        found = [os.path.join(arg, p) for p in (LOCKFILE, *_DATABASES)]
+        path = next(p for p in found if os.path.isfile(p))
+        database = path != found[0]
+    folder = Folder(os.path.dirname(path) or ".")
+    data = folder.read(os.path.basename(path), MAX_INDEX_BYTES)
+    name = _name_of(arg if not database or os.path.isdir(arg) else path)
+    found_env = [(name, path, _decoded(data, path, database))]
+    return EnvironmentSource(arg, found_env, options, shared)
+
+
+def _lockfiles(repo: GitRepo, revision: Revision) -> list[TreeFile]:
+    """The lockfiles of a revision: every `spack.lock` of its tree, or the file it names."""
+    if revision.file is not None:
+        named = [f for f in repo.list_files(revision.tree) if f.path == revision.file]
+        return named if revision.file == LOCKFILE else []
+    files = repo.list_files(revision.tree)
+    return sorted((f for f in files if posixpath.basename(f.path) == LOCKFILE), key=str)
+
+
+def holds_environments_in_git(repo: GitRepo, revision: Revision) -> bool:
+    """A revision of a repository holding lockfiles (and no catalogue: no `_cache` folder), or
+    `REV:path/spack.lock`."""
+    if revision.file is None and repo.holds(revision.tree, "_cache"):
+        return False
+    return bool(_lockfiles(repo, revision))
+
+
+def environments_in_git(repo: GitRepo, revision: Revision, options: LoadOptions) -> Source:
+    """Every `spack.lock` of a revision, each named by its folder (`.` at the top)."""
+    return _from_git(repo, revision, _lockfiles(repo, revision), options)
+
+
+def _from_git(
+    repo: GitRepo, revision: Revision, files: list[TreeFile], options: LoadOptions
+) -> EnvironmentSource:
+    for found in files:
+        if found.link:
+            what = f"{found.path} is a link"
+            raise InputError(f"{revision.arg}:{found.path}", what, "commit the lockfile itself")
+    where = {f.sha: f"{revision.arg}:{f.path}" for f in files}
+    blobs = dict(repo.read_blobs([f.sha for f in files], where.__getitem__, MAX_INDEX_BYTES))
+    decoded = []
+    for found in files:
+        data, place = blobs[found.sha], f"{revision.arg}:{found.path}"
+        if isinstance(data, int):
+            raise InputError(place, f"larger than {MAX_INDEX_BYTES // 2**20} MiB", "")
+        name = posixpath.dirname(found.path) or "."
+        if revision.file is not None:  # `REV:envs/gcc/spack.lock`: named by its path
+            name = posixpath.dirname(revision.arg.partition(":")[2]) or "."
+        decoded.append((name, place, _decoded(data, place, database=False)))
+    source = EnvironmentSource(revision.arg, decoded, options, None)
+    source.git, source.files = (repo, revision), {f.path: f.sha for f in files}
+    return source
+
+
+class EnvironmentSource:
+    """Environments of one side: the snapshot of each is built as a build-cache index's is, its
+    tag its name, its specs in stack `root`; their graphs are one."""
+
+    can: ClassVar[Can] = Can(shares_values=True, steps=True)
+
+    def __init__(
+        self,
+        source: str,
+        decoded: list[tuple[str, str, Decoded]],
+        options: LoadOptions,
+        shared: Interned | None,
+    ) -> None:
+        from .mirror.nodes import Interned
+
+        self.source, self.options = source, options
+        self.problems = Problems(options.keep_going)
+        self.intern: Interned | None = Interned(shared)
+        self.git: tuple[GitRepo, Revision] | None = None
+        self.files: dict[str, str] = {}  # path: blob id, for a revision
+        self.snapshot = self._built(decoded)
+
+    def _built(self, decoded: list[tuple[str, str, Decoded]]) -> Snapshot:
+        from .mirror.index import Read, graph_of, snapshot_of
+
+        assert self.intern is not None
+        pages: dict[tuple[str, str], Page] = {}
+        nodes: dict[str, Node] = {}
+        stacks: dict[str, tuple[str, ...]] = {}
+        warnings: list[str] = []
+        environments: list[Environment] = []
+        for name, where, found in sorted(decoded, key=lambda item: item[0]):
+            read = Read(self.intern)
+            read.add(found.installs, where, "root")
+            graph = graph_of(read)
+            if found.installs:
+                side = snapshot_of(self.source, read, name, graph)
+                pages.update(side.pages)
+                warnings.extend(side.warnings)
+            nodes.update(graph.nodes)
+            stacks.update(graph.stacks)
+            warnings.extend(f"{where}: {said}" for said in found.warnings)
+            environments.append(_environment(name, found))
+        return Snapshot(
+            self.source,
+            pages,
+            warnings=tuple(warnings),
+            graph=Graph(nodes, stacks),
+            environments=tuple(environments),
+        )
+
+    def digests(self) -> set[str]:
+        return set()  # built, not read: every page is compared in full
+
+    def load(self, cache: PageCache) -> Snapshot:
+        if self.git is None:
+            return self.snapshot
+        revision = self.git[1]
+        return _with_commit(self.snapshot, revision)
+
+    def at(self, revision: Revision, options: LoadOptions) -> Source | None:
+        """The lockfiles of another revision; None when none of them changed."""
+        if self.git is None:
+            raise InputError(self.source, "a history needs git revisions", "run snapdiff log A..B")
+        repo = self.git[0]
+        files = _lockfiles(repo, revision)
+        if not files:
+            fix = "give a range whose every commit holds the environments"
+            raise InputError(revision.arg, "holds no spack.lock", fix)
+        if {f.path: f.sha for f in files} == self.files:
+            return None
+        return _from_git(repo, revision, files, options)
+
+
+def _environment(name: str, found: Decoded) -> Environment:
+    return Environment(
+        name,
+        found.roots,
+        found.lockfile_version,
+        found.database_version,
+        found.spack_version,
+        found.spack_commit,
+        found.warnings,
+    )
+
+
+def _with_commit(snapshot: Snapshot, revision: Revision) -> Snapshot:
+    import dataclasses
+
+    return dataclasses.replace(snapshot, commit=revision.commit, date=revision.date)
