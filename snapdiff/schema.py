@@ -305,6 +305,7 @@ class StepJSON(TypedDict):
     stacks: list[StackJSON]
     stack_moves: list[StackMoveJSON]
     rebuilds: StepRebuildsJSON | None  # None unless both sides are build-cache indexes
+    environments: NotRequired[list[EnvironmentJSON]]  # environments that changed, if any
 
 
 class RangeJSON(TypedDict):

@@ -8,6 +8,7 @@ from typing import Literal, NamedTuple, Protocol
 
 from ..model import Snapshot
 from ..report import (
+    EnvironmentChange,
     Labeller,
     OneTag,
     Sentence,
@@ -68,6 +69,8 @@ class Step:
     rebuilt: int | None = None  # distinct specs rebuilt; None unless both sides are indexes
     causes: tuple[Sentence, ...] = ()  # the diff's first-screen lines on why
     missing: Sentence | None = None  # and on binaries the cache does not hold
+    subject: str = "Catalogue"  # what the step compared (`Report.subject`)
+    environments: tuple[EnvironmentChange, ...] = ()  # environments only (SPEC section 7)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +110,10 @@ class History:
     merge_base_of: tuple[str, str] | None = None  # `A...B`: start is the merge base of A and B
     unit: Unit = "commit"  # a step: a commit of A..B, or a snapshot given after the first
     skipped: tuple[str, ...] = ()  # pages left out (--keep-going), in the steps' order, once each
+
+    def subject(self) -> str:
+        """What the range compared, as its steps say (the catalogue when no step changed)."""
+        return self.steps[0].subject if self.steps else "Catalogue"
 
     def changed_tags(self) -> set[str]:
         """The cache tags of every package and stack the range changed."""

@@ -35,7 +35,19 @@ def stepped(pairs: Iterable[Pair], filters: Filters | None = None) -> Iterator[S
         causes, missing = first_screen(report)
         date = pair.new.date or ""
         commit = _commit(pair.new)
-        step = Step(commit, date, summary, bumps, stacks, moves, rebuilt, tuple(causes), missing)
+        step = Step(
+            commit,
+            date,
+            summary,
+            bumps,
+            stacks,
+            moves,
+            rebuilt,
+            tuple(causes),
+            missing,
+            report.subject(),
+            tuple(e for e in report.environments if e.status != "unchanged"),
+        )
         yield Stepped(tags, step, tuple(map(_moved, report.packages)), report.skipped)
 
 

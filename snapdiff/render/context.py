@@ -243,7 +243,7 @@ def markdown_context(
         "rebuilds": rows["rebuilds"],
         "subject": Safe(report.subject()),
         "stacks_row": report.stacks_row(),
-        "environments": environment_views(report),
+        "environments": environment_views(report.environments, len(report.environments) > 1),
     }
 
 
@@ -292,4 +292,9 @@ def log_context(history: History, marker: str = "", links: Links | None = None) 
         "label": lambda tag, name: code(labeller(tag, name)),
         "one_tag": history.one_tag(),
         "tags_counted": history.tags_counted(),
+        "subject": Safe(history.subject()),
+        "step_environments": [
+            environment_views(step.environments, len(step.environments) > 1)
+            for step in history.steps
+        ],
     }

@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TypedDict
 
-from ..report import EnvironmentChange, Report, RootSpec, SpackRun
+from ..report import EnvironmentChange, RootSpec, SpackRun
 
 __all__ = [
     "ROOTS_NAMED",
@@ -150,11 +150,10 @@ def _view(change: EnvironmentChange, named: bool) -> EnvironmentView:
     }
 
 
-def environment_views(report: Report) -> list[EnvironmentView]:
-    """The environments that changed (added, removed or changed), in name order."""
-    shown = [e for e in report.environments if e.status != "unchanged"]
-    named = len(report.environments) > 1
-    return [_view(change, named) for change in shown]
+def environment_views(changes: Sequence[EnvironmentChange], named: bool) -> list[EnvironmentView]:
+    """The environments that changed (added, removed or changed), in name order; `named`: each
+    says its name (a side holds several)."""
+    return [_view(change, named) for change in changes if change.status != "unchanged"]
 
 
 def _side(side: SpackSide | None) -> str:

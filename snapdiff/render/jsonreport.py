@@ -357,22 +357,23 @@ def history_to_dict(history: History) -> HistoryJSON:
     """The JSON of `snapdiff log`: steps newest first, then the range summarised."""
     steps: list[StepJSON] = []
     for step in history.steps:
-        steps.append(
-            {
-                "commit": step.commit,
-                "date": step.date,
-                "summary": _summary(step.summary),
-                "bumps": [_step_bump(p.tag, p.name, p.bump) for p in step.bumps],
-                "stacks": [_stack(s) for s in step.stacks],
-                "stack_moves": [_stack_move(m) for m in step.moves],
-                "rebuilds": None
-                if step.rebuilt is None
-                else {
-                    "rebuilt": step.rebuilt,
-                    "said": [s.plain() for s in (*step.causes, *filter(None, [step.missing]))],
-                },
-            }
-        )
+        said: StepJSON = {
+            "commit": step.commit,
+            "date": step.date,
+            "summary": _summary(step.summary),
+            "bumps": [_step_bump(p.tag, p.name, p.bump) for p in step.bumps],
+            "stacks": [_stack(s) for s in step.stacks],
+            "stack_moves": [_stack_move(m) for m in step.moves],
+            "rebuilds": None
+            if step.rebuilt is None
+            else {
+                "rebuilt": step.rebuilt,
+                "said": [s.plain() for s in (*step.causes, *filter(None, [step.missing]))],
+            },
+        }
+        if step.environments:
+            said["environments"] = [_environment(e) for e in step.environments]
+        steps.append(said)
     base = history.merge_base_of
     return {
         "schema_version": 1,

@@ -222,7 +222,7 @@ def render_text(report: Report, colour: bool = False) -> str:
         out.lines.append(f"counted per cache tag ({report.tags_counted():,} tags)")
     out.lines += _counts(report)
     out.lines.append(CHANGED_LEGEND)
-    for view in environment_views(report):
+    for view in environment_views(report.environments, len(report.environments) > 1):
         title = f"environment {view['name']}" if view["named"] else "environment"
         out.group(printable(title), _BOLD, [printable(x) for x in environment_lines(view)])
     out.group("gates", _RED, _gates(report))

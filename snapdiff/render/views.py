@@ -253,6 +253,8 @@ class LogContext(TypedDict):
     end_label: Safe
     step_moves: list[list[StackMoveRow]]  # per step, as `history.steps`
     step_rebuilds: list[RebuildsView | None]  # per step: why specs were rebuilt (indexes)
+    subject: Safe  # what the range compared: Environment, Build cache or Catalogue (history)
+    step_environments: list[list[EnvironmentView]]  # per step: environments that changed
     history: HistoryJSON
     packages: list[HistoryPackageJSON]  # those whose version moved, or that came or went
     fold_after: int

@@ -216,3 +216,18 @@ def test_two_environments_of_a_repository_are_matched_by_name_and_log_walks_them
     (step,) = json.loads(out)["steps"]
     assert step["commit"] == head[: len(step["commit"])]
     assert step["summary"] == data["summary"]
+
+
+def test_log_says_each_steps_environment_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    repo = new_repo(tmp_path / "repo")
+    for day, side in enumerate(("old", "new"), start=1):
+        shutil.copyfile(CASE / side / "spack.lock", repo / "spack.lock")
+        commit(repo, f"day {day}", day)
+    code, out, err = run(["log", "HEAD~1..HEAD", "--repo", str(repo)], capsys)
+    assert code == 0, err
+    assert out.splitlines()[1].startswith("## Environment history: ")
+    assert "1 commit changed an environment." in out
+    assert "- **+1 root added:** `visit@3.3.3%gcc@12.2.0 ^openmpi@4.1.5%gcc@12.2.0`" in out
+    assert "- **1 root re-concretized:** `ncl`" in out

@@ -136,7 +136,8 @@ def test_log_over_mirror_folders_given_in_order_is_one_step_per_change(
     assert walked["steps"][0]["summary"] == direct
     code, out, _ = run(["log", *days], capsys)
     assert code == 0
-    assert "1 snapshot changed the catalogue." in out and "### Snapshots" in out
+    assert "1 snapshot changed the build caches." in out and "### Snapshots" in out
+    assert out.splitlines()[1].startswith("## Build cache history: ")
     assert f"#### `{days[2]}`\n" in out  # no date: a folder has none
 
 
