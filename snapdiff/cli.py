@@ -160,7 +160,7 @@ def _run(args: argparse.Namespace) -> int:
         write(None, rendered.text)
     _say_gates(report.gates)
     failing = any(found.tripped for found in report.gates if found.level == "fail")
-    return 1 if failing or (args.exit_code and report.summary.total) else 0
+    return 1 if failing or (args.exit_code and report.changed) else 0
 
 
 def _gates(report: Report, args: argparse.Namespace) -> tuple[GateOutcome, ...]:

@@ -226,6 +226,11 @@ def _count(report: Report, count: _Count) -> tuple[int, Sentence]:
         ),
         "stack": sum(1 for s in report.stacks if count.kept(stack=s.name)),
     }
+    kinds["environment"] = sum(
+        1 for e in report.environments if e.status != "unchanged" and count.kept(package=e.name)
+    )
+    if not kinds["environment"]:
+        del kinds["environment"]
     n = sum(kinds.values())
     said = ", ".join(counted(k, kind) for kind, k in kinds.items())
     return n, Sentence(f"{counted(n, 'change')}: {said} added, removed or changed")

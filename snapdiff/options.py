@@ -103,7 +103,8 @@ def parser() -> argparse.ArgumentParser:
     """The options of `snapdiff OLD NEW`."""
     made = _Parser(
         prog="snapdiff",
-        description="What changed between two snapshots of the Spack binary cache catalogue.",
+        description="What changed between two snapshots of the Spack binary cache catalogue, "
+        "of build caches, or of Spack environments (spack.lock).",
         epilog=EXAMPLES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

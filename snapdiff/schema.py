@@ -238,6 +238,12 @@ class ReconcretizedJSON(TypedDict):
     versions: list[str]  # [old, new]
 
 
+class RespelledJSON(TypedDict):
+    old: str
+    new: str
+    hash: str
+
+
 class SpackJSON(TypedDict):
     version: str
     commit: str
@@ -266,6 +272,7 @@ class EnvironmentJSON(TypedDict):
     duplicates_new: list[str]
     downgrades: list[EnvironmentDowngradeJSON]
     warnings: list[str]
+    roots_respelled: list[RespelledJSON]  # extra: a root's text rewritten, its hash kept
 
 
 class ReportJSON(TypedDict):

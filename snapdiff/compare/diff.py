@@ -218,6 +218,7 @@ def _narrowed(rebuilds: Rebuilds | None, new: Snapshot, filters: Filters) -> Reb
 def _report(
     old: Snapshot, new: Snapshot, filters: Filters, describe: bool, causes: _Rebuilds
 ) -> Report:
+    whole = (old, new, old.pages if not old.release_to(new) else _relabel(old.pages, new.tags[0]))
     old, new = apply_filters(old, filters), apply_filters(new, filters)
     filtered = new
     old, new = _known(old, new)
@@ -251,5 +252,5 @@ def _report(
         filters=filters,
         skipped=tuple(sorted({printable(s) for s in (*old.skipped, *new.skipped)})),
         rebuilds=_narrowed(rebuilds, filtered, filters),
-        environments=environment_changes(old, new, packages),
+        environments=environment_changes(*whole, packages),
     )

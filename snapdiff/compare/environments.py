@@ -1,10 +1,14 @@
 """What changed in each environment (SPEC section 7): roots added, removed and re-concretized,
-compilers, new duplicates, downgrades asked for or not, and the Spack that wrote it. No I/O."""
+compilers, new duplicates, downgrades asked for or not, and the Spack that wrote it. No I/O.
+
+Worked out on the whole snapshots (filters narrow the specs a report lists, not an environment's
+story), the old side's pages as the diff matched them (one environment a side, or an environment
+against a build-cache index: relabelled to the new side's name)."""
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from ..model import NO_COMPILER, Environment, Graph, Node, Page, Root, Snapshot, normal_compiler
@@ -13,158 +17,79 @@ from ..report import (
     EnvironmentDowngrade,
     PackageChange,
     Reconcretized,
+    Respelled,
     RootSpec,
     SpackRun,
 )
 
 __all__ = ["environment_changes"]
 
-_Pages = Mapping[tuple[str, str], Page]
+Pages = Mapping[tuple[str, str], Page]
 # A root's key: where it was written (an included environment), its group, and its abstract spec
 # text; an install database's explicit records have no text, and are keyed by hash.
-_Key = tuple[str, str | None, str]
+_Key = tuple[str, str, str]
+Status = Literal["added", "removed", "changed", "unchanged"]
 
 
 def _key(root: Root) -> _Key:
-    return root.environment, root.group, root.spec or f"/{root.hash}"
-
-
-def _node(graph: Graph | None, digest: str) -> Node | None:
-    return None if graph is None else graph.nodes.get(digest)
+    return root.environment, root.group or "", root.spec or f"/{root.hash}"
 
 
 def _compiler(node: Node | None) -> str:
     return NO_COMPILER if node is None or not node.compiler else normal_compiler(node.compiler)
 
 
-def _root_spec(root: Root, graph: Graph | None) -> RootSpec:
-    """A root with the values of the node its hash names ("" where no record says them)."""
-    node = _node(graph, root.hash)
-    name, version = (node.name, node.version) if node else ("", "")
-    return RootSpec(root.spec, root.hash, name, version, _compiler(node), root.group)
+class _Side:
+    """One side of an environment: its record (None when the side is no environment: an index),
+    its pages, its graph and its roots by key (a text written twice: the first)."""
 
+    def __init__(self, environment: Environment | None, pages: list[Page], graph: Graph | None):
+        self.environment, self.pages, self.graph = environment, pages, graph
+        self.roots: dict[_Key, Root] = {}
+        for root in environment.roots if environment else ():
+            self.roots.setdefault(_key(root), root)
 
-def _by_key(roots: Iterable[Root]) -> dict[_Key, Root]:
-    """Roots by key, the first of a text written twice kept."""
-    found: dict[_Key, Root] = {}
-    for root in roots:
-        found.setdefault(_key(root), root)
-    return found
+    def spec(self, key: _Key) -> RootSpec:
+        """A root with the values of the node its hash names; none for a root whose hash names
+        another package's node (not trusted: its text and hash only)."""
+        root = self.roots[key]
+        node = self.graph.nodes.get(root.hash) if self.graph and root.trusted else None
+        if node is None:
+            return RootSpec(root.spec, root.hash, "", "", "", root.group)
+        return RootSpec(root.spec, root.hash, node.name, node.version, _compiler(node), root.group)
 
+    def named_roots(self) -> list[RootSpec]:
+        return [spec for spec in map(self.spec, self.roots) if spec.name]
 
-def _compilers(pages: Iterable[Page], graph: Graph | None) -> set[str]:
-    """Every compiler the environment's specs use, as Spack 1.0 names it (none left out)."""
-    if graph is None:
-        return set()
-    found = set()
-    for page in pages:
-        if page.entries is None:
-            continue
-        for digest in page.entries:
-            compiler = _compiler(graph.nodes.get(digest))
-            if compiler != NO_COMPILER:
-                found.add(compiler)
-    return found
+    def compilers(self) -> set[str]:
+        """Every compiler the environment's specs use, by Spack 1.0 name (none left out)."""
+        nodes = self.graph.nodes if self.graph else {}
+        digests = (d for page in self.pages if page.entries is not None for d in page.entries)
+        return {_compiler(nodes.get(d)) for d in digests} - {NO_COMPILER}
 
+    def duplicates(self) -> set[str]:
+        """Packages with more than one concrete spec."""
+        return {page.name for page in self.pages if page.spec_count > 1}
 
-def _duplicates(pages: Iterable[Page]) -> set[str]:
-    """Packages with more than one concrete spec."""
-    return {page.name for page in pages if page.spec_count > 1}
-
-
-def _spack(environment: Environment | None) -> SpackRun | None:
-    if environment is None or environment.spack_version is None:
-        return None
-    return SpackRun(environment.spack_version, environment.spack_commit or "")
+    def spack(self) -> SpackRun | None:
+        found = self.environment
+        if found is None or found.spack_version is None:
+            return None
+        return SpackRun(found.spack_version, found.spack_commit or "")
 
 
 def _downgrades(
     packages: Sequence[PackageChange], removed: Sequence[RootSpec], added: Sequence[RootSpec]
 ) -> tuple[EnvironmentDowngrade, ...]:
-    """Each downgrade of the environment's packages, asked for when a root of that package
-    changed its abstract spec text (one removed and one added)."""
-    asked = {r.name for r in removed} & {r.name for r in added}
+    """Each downgrade of the environment's packages, asked for when a root of that package was
+    added or removed (its abstract spec text changed: a root's hash naming another package's
+    node is not counted)."""
+    asked = {r.name for r in (*removed, *added) if r.name}
     return tuple(
         EnvironmentDowngrade(p.name, p.bump.old, p.bump.new, p.name in asked)
         for p in packages
         if p.bump is not None and p.bump.kind == "downgrade"
     )
-
-
-class _Side:
-    """One side of an environment: its record, pages and graph, its roots by key."""
-
-    def __init__(self, snapshot: Snapshot, environment: Environment | None, tag: str) -> None:
-        self.environment = environment
-        self.graph = snapshot.graph
-        self.pages = [page for (t, _), page in snapshot.pages.items() if t == tag]
-        self.roots = _by_key(environment.roots if environment else ())
-
-    def spec(self, key: _Key) -> RootSpec:
-        return _root_spec(self.roots[key], self.graph)
-
-    def compilers(self) -> set[str]:
-        return _compilers(self.pages, self.graph)
-
-    def duplicates(self) -> set[str]:
-        return _duplicates(self.pages)
-
-    def said(self) -> tuple[SpackRun | None, int | None, tuple[str, ...]]:
-        """The Spack that wrote it, its lockfile version, its warnings."""
-        found = self.environment
-        return _spack(found), found.lockfile if found else None, found.warnings if found else ()
-
-
-def _change(
-    name: str, old: _Side, new: _Side, packages: Sequence[PackageChange]
-) -> EnvironmentChange:
-    """One environment's change; `packages`: the report's changes of its tag."""
-    kept = old.roots.keys() & new.roots.keys()
-    added = sorted(map(new.spec, new.roots.keys() - old.roots.keys()), key=_root_order)
-    removed = sorted(map(old.spec, old.roots.keys() - new.roots.keys()), key=_root_order)
-    moved = [_reconcretized(old.spec(k), new.spec(k)) for k in kept if old.spec(k) != new.spec(k)]
-    (spack_old, lockfile_old, warned_old), (spack_new, lockfile_new, warned_new) = (
-        old.said(),
-        new.said(),
-    )
-    change = EnvironmentChange(
-        name,
-        "changed",
-        spack_old,
-        spack_new,
-        lockfile_old,
-        lockfile_new,
-        tuple(added),
-        tuple(removed),
-        tuple(sorted(moved, key=lambda r: (r.spec, r.new))),
-        tuple(sorted(new.compilers() - old.compilers())),
-        tuple(sorted(old.compilers() - new.compilers())),
-        tuple(sorted(new.duplicates() - old.duplicates())),
-        _downgrades(packages, removed, added),
-        tuple(sorted({*warned_old, *warned_new})),
-    )
-    return dataclasses.replace(change, status=_status(change, old, new, packages))
-
-
-def _status(
-    change: EnvironmentChange, old: _Side, new: _Side, packages: Sequence[PackageChange]
-) -> Literal["added", "removed", "changed", "unchanged"]:
-    if old.environment is None:
-        return "added"
-    if new.environment is None:
-        return "removed"
-    moved = packages or change.roots_added or change.roots_removed or change.roots_reconcretized
-    if moved or change.spack_moved or change.lockfile_old != change.lockfile_new:
-        return "changed"
-    return "unchanged"
-
-
-def _warnings(environment: Environment | None) -> tuple[str, ...]:
-    return environment.warnings if environment else ()
-
-
-def _root_order(root: RootSpec) -> tuple[str, str, str]:
-    return root.compiler, root.spec, root.hash
 
 
 def _reconcretized(was: RootSpec, now: RootSpec) -> Reconcretized:
@@ -178,23 +103,97 @@ def _reconcretized(was: RootSpec, now: RootSpec) -> Reconcretized:
     )
 
 
+_Roots = tuple[list[RootSpec], list[RootSpec], list[Reconcretized], list[Respelled]]
+
+
+def _roots(old: _Side, new: _Side) -> _Roots:
+    """Roots added, removed, re-concretized and respelled (a text on one side only whose hash is
+    a root of the same place on the other under another text: Spack rewrote the text, the spec
+    is the same), in the order of their keys (then hashes)."""
+    if old.environment is None or new.environment is None:  # against an index: no roots
+        return [], [], [], []
+    gone = sorted(old.roots.keys() - new.roots.keys())
+    came = {(k[0], k[1], new.roots[k].hash): k for k in sorted(new.roots.keys() - old.roots.keys())}
+    respelled = []
+    for key in gone:
+        twin = came.get((key[0], key[1], old.roots[key].hash))
+        if twin is not None and twin[2] != key[2]:
+            respelled.append(Respelled(key[2], twin[2], old.roots[key].hash))
+            del came[(key[0], key[1], old.roots[key].hash)]
+    spelled = {r.old for r in respelled}
+    added = [new.spec(k) for k in sorted(came.values())]
+    removed = [old.spec(k) for k in gone if k[2] not in spelled]
+    kept = sorted(old.roots.keys() & new.roots.keys())
+    moved = [
+        _reconcretized(old.spec(k), new.spec(k))
+        for k in kept
+        if old.roots[k].hash != new.roots[k].hash
+    ]
+    return added, removed, moved, respelled
+
+
+def _change(
+    name: str, old: _Side, new: _Side, packages: Sequence[PackageChange], status: Status
+) -> EnvironmentChange:
+    """One environment's change; `packages`: the report's changes of its tag."""
+    added, removed, moved, respelled = _roots(old, new)
+    was, now = old.environment, new.environment
+    found = EnvironmentChange(
+        name,
+        status,
+        old.spack(),
+        new.spack(),
+        was.lockfile if was else None,
+        now.lockfile if now else None,
+        tuple(added),
+        tuple(removed),
+        tuple(moved),
+        tuple(sorted(new.compilers() - old.compilers())),
+        tuple(sorted(old.compilers() - new.compilers())),
+        tuple(sorted(new.duplicates() - old.duplicates())),
+        _downgrades(packages, removed, added),
+        tuple(sorted({w for e in (was, now) if e for w in e.warnings})),
+        was.database if was else None,
+        now.database if now else None,
+        paired=was is not None and now is not None,
+        roots_respelled=tuple(respelled),
+        rooted=frozenset(r.name for side in (old, new) for r in side.named_roots()),
+    )
+    if status == "changed" and not found.moved(bool(packages)):
+        return dataclasses.replace(found, status="unchanged")
+    return found
+
+
+def _pages(pages: Pages, tag: str) -> list[Page]:
+    return [page for (t, _), page in pages.items() if t == tag]
+
+
 def environment_changes(
-    old: Snapshot, new: Snapshot, packages: Sequence[PackageChange]
+    old: Snapshot, new: Snapshot, old_pages: Pages, packages: Sequence[PackageChange]
 ) -> tuple[EnvironmentChange, ...]:
-    """Every environment of either side, matched by name; when each side holds one, they are
-    one, named as the new side names it (its tag, which the old side's pages were relabelled
-    to). `packages`: the report's package changes."""
+    """Every environment of either side, matched by name; when each side holds one, or one side
+    is an index, they are one, named as the new side names it (`old_pages`: the old side's
+    pages as the diff matched them, relabelled so). `packages`: the report's package changes."""
     olds = {e.name: e for e in old.environments}
     news = {e.name: e for e in new.environments}
     if not olds and not news:
         return ()
-    single = len(olds) == 1 and len(news) == 1
-    names = sorted(news) if single else sorted(olds.keys() | news.keys())
+    one = len(olds) <= 1 and len(news) <= 1
+    names = sorted(news or olds) if one else sorted(olds.keys() | news.keys())
     found = []
     for name in names:
-        before = next(iter(olds.values())) if single else olds.get(name)
-        old_tag = before.name if before else name
-        changes = [p for p in packages if p.tag == name]
-        sides = _Side(old, before, old_tag), _Side(new, news.get(name), name)
-        found.append(_change(name, *sides, changes))
+        before = next(iter(olds.values()), None) if one else olds.get(name)
+        after = next(iter(news.values()), None) if one else news.get(name)
+        status: Status = "changed"
+        if not one and (before is None or after is None):
+            status = "added" if before is None else "removed"
+        # one a side: matched under the tag the diff matched them by (the new side's)
+        tag = new.tags[0] if one and len(new.tags) == 1 else name
+        old_tag = tag if one else (before.name if before else name)
+        sides = (
+            _Side(before, _pages(old_pages, old_tag), old.graph),
+            _Side(after, _pages(new.pages, tag), new.graph),
+        )
+        changes = [p for p in packages if p.tag == tag]
+        found.append(_change(name, *sides, changes, status))
     return tuple(found)

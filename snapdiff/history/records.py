@@ -70,7 +70,7 @@ class Step:
     causes: tuple[Sentence, ...] = ()  # the diff's first-screen lines on why
     missing: Sentence | None = None  # and on binaries the cache does not hold
     subject: str = "Catalogue"  # what the step compared (`Report.subject`)
-    environments: tuple[EnvironmentChange, ...] = ()  # environments only (SPEC section 7)
+    environments: tuple[EnvironmentChange, ...] = ()  # each environment (SPEC section 7)
 
 
 @dataclass(frozen=True, slots=True)

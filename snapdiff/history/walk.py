@@ -25,7 +25,7 @@ def stepped(pairs: Iterable[Pair], filters: Filters | None = None) -> Iterator[S
     for pair in pairs:
         tags = tuple(sorted({*pair.old.tags, *pair.new.tags}))
         report = diff_snapshots(pair.old, pair.new, filters, describe=False)
-        if not report.summary.total:  # site files, or stack order only: no change
+        if not report.changed:  # site files, or stack order only: no change
             yield Stepped(tags, None, (), report.skipped)
             continue
         bumped = sorted((p for p in report.packages if p.bump), key=_bump_order)
@@ -46,7 +46,7 @@ def stepped(pairs: Iterable[Pair], filters: Filters | None = None) -> Iterator[S
             tuple(causes),
             missing,
             report.subject(),
-            tuple(e for e in report.environments if e.status != "unchanged"),
+            report.environments,
         )
         yield Stepped(tags, step, tuple(map(_moved, report.packages)), report.skipped)
 

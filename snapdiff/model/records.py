@@ -200,6 +200,7 @@ class Root:
     hash: str
     group: str | None = None
     environment: str = "."
+    trusted: bool = True  # false when its hash names a node of another package (a warning)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import TypedDict
 
 from ..report import EnvironmentChange, RootSpec, SpackRun
+from .markup import Safe
 
 __all__ = [
     "ROOTS_NAMED",
@@ -70,7 +71,14 @@ class DowngradeRow(TypedDict):
     name: str
     old: str
     new: str
-    asked: bool
+    asked: bool  # a root of it was added or removed
+    rooted: bool  # it has a root (else a dependency only)
+
+
+class RespelledRow(TypedDict):
+    old: str
+    new: str
+    hash: str  # short
 
 
 class EnvironmentView(TypedDict):
@@ -80,10 +88,11 @@ class EnvironmentView(TypedDict):
     named: bool  # several environments: each line says which
     status: str
     spack: SpackView | None  # when the Spack that wrote it moved
-    lockfile: tuple[int | None, int | None] | None  # when its version changed, or Spack moved
+    formats: list[Safe]  # how each side is written, when that changed (or the new's, Spack moved)
     added: RootsView
     removed: RootsView
     reconcretized: list[ReconcretizedRow]
+    respelled: list[RespelledRow]
     compilers_added: list[str]
     compilers_removed: list[str]
     duplicates_new: list[str]
@@ -113,8 +122,23 @@ def _roots(roots: Sequence[RootSpec]) -> RootsView:
     return {"total": len(roots), "rows": [], "by_compiler": ranked}
 
 
+def _format(lockfile: int | None, database: int | None) -> Safe:
+    """How one side is written: `lockfile v5`, `install database v9`, or `unknown`."""
+    if lockfile is not None:
+        return Safe(f"lockfile v{lockfile}")
+    return Safe(f"install database v{database}" if database is not None else "unknown")
+
+
+def _formats(change: EnvironmentChange) -> list[Safe]:
+    """Both sides' formats when they differ, the new side's when only Spack moved, else none."""
+    old = _format(change.lockfile_old, change.database_old)
+    new = _format(change.lockfile_new, change.database_new)
+    if change.format_moved:
+        return [old, new]
+    return [new] if change.spack_moved else []
+
+
 def _view(change: EnvironmentChange, named: bool) -> EnvironmentView:
-    moved_format = change.lockfile_old != change.lockfile_new
     return {
         "name": change.name,
         "named": named,
@@ -122,9 +146,7 @@ def _view(change: EnvironmentChange, named: bool) -> EnvironmentView:
         "spack": {"old": _spack(change.spack_old), "new": _spack(change.spack_new)}
         if change.spack_moved
         else None,
-        "lockfile": (change.lockfile_old, change.lockfile_new)
-        if moved_format or change.spack_moved
-        else None,
+        "formats": _formats(change),
         "added": _roots(change.roots_added),
         "removed": _roots(change.roots_removed),
         "reconcretized": [
@@ -140,11 +162,20 @@ def _view(change: EnvironmentChange, named: bool) -> EnvironmentView:
             }
             for r in change.roots_reconcretized
         ],
+        "respelled": [
+            {"old": r.old, "new": r.new, "hash": short_hash(r.hash)} for r in change.roots_respelled
+        ],
         "compilers_added": list(change.compilers_added),
         "compilers_removed": list(change.compilers_removed),
         "duplicates_new": list(change.duplicates_new),
         "downgrades": [
-            {"name": d.name, "old": d.before, "new": d.after, "asked": d.asked}
+            {
+                "name": d.name,
+                "old": d.before,
+                "new": d.after,
+                "asked": d.asked,
+                "rooted": d.name in change.rooted,
+            }
             for d in change.downgrades
         ],
     }
@@ -192,15 +223,12 @@ def _reconcretized_line(rows: Sequence[ReconcretizedRow]) -> str:
 def environment_lines(view: EnvironmentView) -> list[str]:
     """The text view's lines of one environment, as the Markdown's first screen says them."""
     lines = []
+    formats = " → ".join(view["formats"])
     if view["spack"]:
         said = f"Spack {_side(view['spack']['old'])} → {_side(view['spack']['new'])}"
-        lockfile = view["lockfile"]
-        if lockfile:
-            old, new = lockfile
-            said += f", lockfile v{old} → v{new}" if old != new else f", lockfile v{new}"
-        lines.append(said)
-    elif view["lockfile"]:
-        lines.append(f"lockfile v{view['lockfile'][0]} → v{view['lockfile'][1]}")
+        lines.append(f"{said}, {formats}" if formats else said)
+    elif formats:
+        lines.append(formats)
     if view["added"]["total"]:
         lines.append(_roots_line("+", "added", view["added"]))
     if view["removed"]["total"]:
@@ -214,7 +242,13 @@ def environment_lines(view: EnvironmentView) -> list[str]:
         lines.append(f"compilers: {'; '.join(parts)}")
     if view["duplicates_new"]:
         lines.append(f"new duplicates: {', '.join(view['duplicates_new'])}")
+    for r in view["respelled"]:
+        lines.append(f"root respelled, the same spec ({r['hash']}): {r['old']} → {r['new']}")
     for d in view["downgrades"]:
-        why = "asked for (its root's spec changed)" if d["asked"] else "unexpected"
-        lines.append(f"downgrade {why}: {d['name']} {d['old']} → {d['new']}")
+        said = f"{d['name']} {d['old']} → {d['new']}"
+        if d["asked"]:
+            lines.append(f"downgrade asked for: {said} (a root of it was added or removed)")
+        else:
+            why = "its roots kept their specs" if d["rooted"] else "a dependency: no root of it"
+            lines.append(f"unexpected downgrade: {said} ({why})")
     return lines

@@ -273,6 +273,9 @@ def _environment(change: EnvironmentChange) -> EnvironmentJSON:
             for d in change.downgrades
         ],
         "warnings": list(change.warnings),
+        "roots_respelled": [
+            {"old": r.old, "new": r.new, "hash": r.hash} for r in change.roots_respelled
+        ],
     }
 
 

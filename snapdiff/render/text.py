@@ -206,7 +206,7 @@ def render_text(report: Report, colour: bool = False) -> str:
     label = report.labeller()
     subject = "" if report.subject() == "Catalogue" else f"{report.subject().lower()} changes, "
     out.lines.append(printable(f"snapdiff: {subject}{report.old.source} → {report.new.source}"))
-    if not report.summary.total:
+    if not report.changed:
         out.lines.append(
             f"no changes: {counted(report.new.specs, 'spec')} of "
             f"{counted(report.new.packages, 'package')}"
@@ -220,11 +220,16 @@ def render_text(report: Report, colour: bool = False) -> str:
         )
     if report.tags_counted():
         out.lines.append(f"counted per cache tag ({report.tags_counted():,} tags)")
+    if report.environments_counted():
+        out.lines.append(f"counted per environment ({report.environments_counted():,})")
     out.lines += _counts(report)
-    out.lines.append(CHANGED_LEGEND)
+    out.lines.append(
+        CHANGED_LEGEND if report.stacks_row() else CHANGED_LEGEND.split("; a stack")[0]
+    )
     for view in environment_views(report.environments, len(report.environments) > 1):
         title = f"environment {view['name']}" if view["named"] else "environment"
-        out.group(printable(title), _BOLD, [printable(x) for x in environment_lines(view)])
+        out.lines += ["", out.paint(printable(title), _BOLD)]
+        out.lines += [f"  {printable(line)}" for line in environment_lines(view)]
     out.group("gates", _RED, _gates(report))
     notes = report_notes(report, label)
     for line in notes["root"]:

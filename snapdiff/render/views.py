@@ -244,6 +244,7 @@ class MarkdownContext(TypedDict):
     subject: Safe  # what is compared: Environment, Build cache or Catalogue (changes)
     stacks_row: bool  # the counts say stacks (catalogue pages, or a stack besides root)
     environments: list[EnvironmentView]  # SPEC section 7: environments that changed
+    environments_counted: int  # several environments on a side: counts are per environment
 
 
 class LogContext(TypedDict):

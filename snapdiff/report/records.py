@@ -22,6 +22,7 @@ __all__ = [
     "PackageChange",
     "Reconcretized",
     "Report",
+    "Respelled",
     "RootCount",
     "RootSpec",
     "Sentence",
@@ -298,6 +299,16 @@ class Reconcretized:
 
 
 @dataclass(frozen=True, slots=True)
+class Respelled:
+    """A root whose abstract spec text changed while its hash stayed (Spack rewrote the text:
+    `cflags="-x"` as `cflags='-x'`): the same spec, not one removed and one added."""
+
+    old: str
+    new: str
+    hash: str
+
+
+@dataclass(frozen=True, slots=True)
 class SpackRun:
     """The Spack that wrote a lockfile: its version and commit (empty when not recorded)."""
 
@@ -335,12 +346,33 @@ class EnvironmentChange:
     duplicates_new: tuple[str, ...] = ()
     downgrades: tuple[EnvironmentDowngrade, ...] = ()
     warnings: tuple[str, ...] = ()
+    database_old: int | None = None  # an install database's version (no lockfile)
+    database_new: int | None = None
+    paired: bool = True  # both sides are environments (not one against a build-cache index)
+    roots_respelled: tuple[Respelled, ...] = ()
+    rooted: frozenset[str] = frozenset()  # packages with a root on either side (trusted)
+
+    def moved(self, packages: bool) -> bool:
+        """Whether anything of it changed (`packages`: a package of it changed)."""
+        roots = (
+            self.roots_added or self.roots_removed or self.roots_reconcretized
+        ) or self.roots_respelled
+        return bool(packages or roots or self.spack_moved or self.format_moved)
 
     @property
     def spack_moved(self) -> bool:
         """Whether the Spack version or commit differs (a side without the block is unknown,
-        which counts as differing)."""
-        return self.spack_old != self.spack_new
+        which counts as differing), both sides being environments."""
+        return self.paired and self.spack_old != self.spack_new
+
+    @property
+    def format_moved(self) -> bool:
+        """Whether the lockfile or database version differs, both sides being environments."""
+        before, after = (
+            (self.lockfile_old, self.database_old),
+            (self.lockfile_new, self.database_new),
+        )
+        return self.paired and before != after
 
 
 @dataclass(frozen=True, slots=True)
@@ -379,6 +411,19 @@ class Report:
         it once); None otherwise, and from release to release, where each side's tag is its
         label."""
         return one_tag(self.old.tags, self.new.tags, self.changed_tags())
+
+    @property
+    def changed(self) -> bool:
+        """Whether anything changed: a package, spec or stack, or an environment's roots, Spack
+        or format (SPEC section 7), which a report of no spec change still says."""
+        return bool(self.summary.total) or any(e.status != "unchanged" for e in self.environments)
+
+    def environments_counted(self) -> int:
+        """How many environments the counts run over when a side holds several (a package or
+        spec in several counts once in each); 0 otherwise."""
+        if len(self.environments) < 2:
+            return 0
+        return len(self.environments)
 
     def subject(self) -> str:
         """What the report compares, as its title says it: environments when a side is one,

@@ -52,14 +52,18 @@ def is_lockfile_file(arg: str, options: LoadOptions) -> bool:
         return False
     from .mirror.environment import is_lockfile
 
-    with open(arg, "rb") as handle:
-        return is_lockfile(handle.read(_SNIFF))
+    try:
+        with open(arg, "rb") as handle:
+            return is_lockfile(handle.read(_SNIFF))
+    except OSError:
+        return True  # opening it says why it cannot be read
 
 
 def is_database_file(arg: str, options: LoadOptions) -> bool:
     """An install database: `index.json` in a `.spack-db` folder."""
     path = os.path.normpath(arg)
-    return os.path.isfile(path) and path.endswith(os.path.join(".spack-db", "index.json"))
+    folder, name = os.path.split(path)
+    return name == "index.json" and os.path.basename(folder) == ".spack-db" and os.path.isfile(path)
 
 
 def holds_environment(arg: str, options: LoadOptions) -> bool:
@@ -72,7 +76,7 @@ def _name_of(arg: str) -> str:
     """An environment named on the command line: its folder (`.` for the current one), or the
     file itself when it is not called `spack.lock` (`spack.lock` of the folder `envs/gcc`:
     `envs/gcc`; `casper-23.10.lock`: itself)."""
-    path = arg.rstrip("/") or "/"
+    path = os.path.normpath(arg)
     if os.path.basename(path) == LOCKFILE:
         return os.path.dirname(path) or "."
     return path
@@ -101,8 +105,9 @@ def open_environment(arg: str, options: LoadOptions, shared: Interned | None) ->
 def _lockfiles(repo: GitRepo, revision: Revision) -> list[TreeFile]:
     """The lockfiles of a revision: every `spack.lock` of its tree, or the file it names."""
     if revision.file is not None:
-        named = [f for f in repo.list_files(revision.tree) if f.path == revision.file]
-        return named if revision.file == LOCKFILE else []
+        if not revision.file.endswith(".lock"):  # `REV:path/casper.lock` too; not a lockfile:
+            return []  # refused in one line as it is read
+        return [f for f in repo.list_files(revision.tree) if f.path == revision.file]
     files = repo.list_files(revision.tree)
     return sorted((f for f in files if posixpath.basename(f.path) == LOCKFILE), key=str)
 

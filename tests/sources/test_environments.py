@@ -153,9 +153,10 @@ def test_a_root_naming_another_packages_node_is_a_warning(
 ) -> None:
     path = str(DATA / "acts-misrooted-v5.spack.lock")
     code, _, err = run([path, path, "-o", "/dev/null"], capsys)
-    warned = [line for line in err.splitlines() if "not trusted for pairing" in line]
+    warned = [line for line in err.splitlines() if "its version and compiler are not said" in line]
     assert code == 0 and len(warned) == 5, err
-    assert any("root `intel-tbb@2021.12.0` names the hash of a `root` node" in w for w in warned)
+    tbb = "root `intel-tbb@2021.12.0` names the hash of the node of `root`"
+    assert any(tbb in w for w in warned)
 
 
 def test_an_unknown_lockfile_version_is_one_line_and_exit_2(
@@ -231,3 +232,41 @@ def test_log_says_each_steps_environment_lines(
     assert "1 commit changed an environment." in out
     assert "- **+1 root added:** `visit@3.3.3%gcc@12.2.0 ^openmpi@4.1.5%gcc@12.2.0`" in out
     assert "- **1 root re-concretized:** `ncl`" in out
+
+
+def _edited(tmp_path: Path, side: str, edit: Any) -> str:
+    """The new casper lockfile with its roots edited, as `side/spack.lock` under tmp_path."""
+    data = json.loads((CASE / "new" / "spack.lock").read_text())
+    data["roots"] = edit(data["roots"])
+    (tmp_path / side).mkdir()
+    (tmp_path / side / "spack.lock").write_text(json.dumps(data, separators=(",", ":")))
+    return str(tmp_path / side)
+
+
+def test_a_root_added_with_no_spec_change_is_a_change(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A dependency made a root (real: casper a2df620 -> 0345338, `autoconf-archive`)."""
+    old = _edited(tmp_path, "old", lambda roots: roots[1:])
+    code, out, _ = run([old, str(CASE / "new"), "--exit-code"], capsys)
+    assert code == 1 and "No changes" not in out
+    first = json.loads((CASE / "new" / "spack.lock").read_text())["roots"][0]["spec"]
+    assert f"**+1 root added:** `{first}`" in out
+    code, out, _ = run([old, str(CASE / "new"), "-f", "text"], capsys)
+    assert "no changes" not in out and "+1 root added: " in out
+
+
+def test_a_root_respelled_with_its_hash_kept_is_neither_added_nor_removed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Spack 0.22 rewrote `cflags="…"` as `cflags='…'` (real: casper a9e8638 -> 6616c1b)."""
+
+    def respelled(roots: list[dict[str, str]]) -> list[dict[str, str]]:
+        return [{**roots[0], "spec": roots[0]["spec"] + " cflags='-O2'"}, *roots[1:]]
+
+    old = _edited(tmp_path, "old", lambda roots: roots)
+    new = _edited(tmp_path, "new", respelled)
+    (env,) = report([old, new], capsys)["environments"]
+    assert env["roots_added"] == env["roots_removed"] == []
+    (said,) = env["roots_respelled"]
+    assert said["new"] == said["old"] + " cflags='-O2'" and env["status"] == "changed"

@@ -314,13 +314,14 @@ class _Graph:
                 what = f"root `{entry.spec}` names {entry.hash}, a hash no concrete spec has"
                 raise InputError(where, what, LOCKFILE_FIX)
             digest, node = self.nodes[key]
-            roots.append(Root(entry.spec, digest, entry.group, environment))
             named = _NAMED.match(entry.spec)
-            if named and named[1] != node.name:
+            trusted = not (named and named[1] != node.name)
+            roots.append(Root(entry.spec, digest, entry.group, environment, trusted))
+            if not trusted:
                 within = "" if environment == "." else f" (included from {environment})"
                 warnings.append(
-                    f"root `{entry.spec}`{within} names the hash of a `{node.name}` node"
-                    f" ({digest[:7]}): not trusted for pairing"
+                    f"root `{entry.spec}`{within} names the hash of the node of `{node.name}`"
+                    f" ({digest[:7]}): its version and compiler are not said"
                 )
         return tuple(roots), tuple(warnings)
 
