@@ -31,7 +31,9 @@ __all__ = [
     "holds_environments_in_git",
     "is_database_file",
     "is_lockfile_file",
+    "open_database",
     "open_environment",
+    "open_lockfile",
 ]
 
 LOCKFILE = "spack.lock"
@@ -88,18 +90,31 @@ def _decoded(data: bytes, where: str, database: bool) -> Decoded:
     return decode_database(data, where) if database else decode_lockfile(data, where)
 
 
-def open_environment(arg: str, options: LoadOptions, shared: Interned | None) -> Source:
-    """A lockfile, an install database, or a folder holding either, named by `_name_of`."""
-    path, database = arg, is_database_file(arg, options)
-    if os.path.isdir(arg):
-        found = [os.path.join(arg, p) for p in (LOCKFILE, *_DATABASES)]
-        path = next(p for p in found if os.path.isfile(p))
-        database = path != found[0]
+def _opened(
+    arg: str, path: str, name: str, database: bool, options: LoadOptions, shared: Interned | None
+) -> EnvironmentSource:
+    """One environment from one file (`path`) of an argument, named `name`."""
     folder = Folder(os.path.dirname(path) or ".")
     data = folder.read(os.path.basename(path), MAX_INDEX_BYTES)
-    name = _name_of(arg if not database or os.path.isdir(arg) else path)
-    found_env = [(name, path, _decoded(data, path, database))]
-    return EnvironmentSource(arg, found_env, options, shared)
+    return EnvironmentSource(arg, [(name, path, _decoded(data, path, database))], options, shared)
+
+
+def open_lockfile(arg: str, options: LoadOptions, shared: Interned | None) -> Source:
+    """A `spack.lock` (or another lockfile) named on the command line."""
+    return _opened(arg, arg, _name_of(arg), False, options, shared)
+
+
+def open_database(arg: str, options: LoadOptions, shared: Interned | None) -> Source:
+    """An install database named on the command line, named by the folder holding `.spack-db`."""
+    prefix = os.path.dirname(os.path.dirname(os.path.normpath(arg))) or "."
+    return _opened(arg, arg, prefix, True, options, shared)
+
+
+def open_environment(arg: str, options: LoadOptions, shared: Interned | None) -> Source:
+    """A folder holding a `spack.lock`, else an install database (`holds_environment`)."""
+    found = [os.path.join(arg, p) for p in (LOCKFILE, *_DATABASES)]
+    path = next(p for p in found if os.path.isfile(p))
+    return _opened(arg, path, _name_of(arg), path != found[0], options, shared)
 
 
 def _lockfiles(repo: GitRepo, revision: Revision) -> list[TreeFile]:

@@ -5,7 +5,6 @@ a range in parts, each loaded on its own (`history_parts`)."""
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections.abc import Callable, Iterator, Sequence
 
 from ..errors import InputError, SnapdiffError
@@ -13,18 +12,17 @@ from ..model import Filters
 from .git.changed import MixedUnits
 from .git.process import GitError
 from .git.reader import Progress, quiet
-from .git.repo import GitRepo
+from .git.repo import GitRepo, Revision
 from .kinds import (
     LoadOptions,
-    RevisionSource,
     Source,
     held_kind,
-    kind_of,
+    is_revision,
     open_source,
     opened,
 )
 from .pair import Reading, SnapshotPair, revisions_of, whole_pair
-from .snapshot import PageCache, Problems
+from .snapshot import PageCache
 
 __all__ = ["HistoryPart", "history_parts", "load_history", "load_sequence"]
 
@@ -48,15 +46,16 @@ def load_history(
         if not source.can.changed_only:
             yield from _stepped_history(source, repo, commits, options)
         elif Reading.needed_by(filters) is Reading.CHANGED:
-            yield from _changed_history(_pages(source), commits, options)
+            yield from _changed_history(source, commits, options)
         else:
-            yield from _whole_history(_pages(source), commits, options)
+            yield from _whole_history(source, commits, options)
 
 
-def _pages(source: Source) -> RevisionSource:
-    """A source whose kind reads revisions in O(changed): the pages of a revision."""
-    assert isinstance(source, RevisionSource), "only pages in git read only what changed"
-    return source
+def _at(source: Source) -> tuple[GitRepo, Revision]:
+    """The repository and revision of a source that steps through a history."""
+    if source.git is None:  # `load_history` and `_halved` let only revisions through
+        raise InputError("log", "a history needs git revisions", "run snapdiff log A..B")
+    return source.git
 
 
 def _progress(options: LoadOptions, number: int, commits: list[str]) -> None:
@@ -65,7 +64,7 @@ def _progress(options: LoadOptions, number: int, commits: list[str]) -> None:
 
 
 def _whole_history(
-    start: RevisionSource,
+    start: Source,
     commits: list[str],
     options: LoadOptions,
     done: int = 0,
@@ -73,15 +72,14 @@ def _whole_history(
 ) -> Iterator[SnapshotPair]:
     """`load_history` holding every page: one cache parses in full each blob, once (after the
     first `done` commits, up to commit `upto`)."""
+    repo, _ = _at(start)
     cache = PageCache()  # nothing shared: every page parsed in full, once
     before, old_snapshot = start, start.load(cache)
     for number in range(done + 1, (len(commits) if upto is None else upto) + 1):
         _progress(options, number, commits)
-        after = RevisionSource(
-            start.repo, start.repo.resolve(commits[number - 1]), Problems(options.keep_going)
-        )
-        if after.revision.tree == before.revision.tree:  # as `_changed_history` passes over:
-            continue  # a commit changing only pages left out (a link) is still a step of them
+        after = before.at(repo.resolve(commits[number - 1]), options)
+        if after is None:  # the same tree: as `_changed_history` passes over (a commit changing
+            continue  # only pages left out, a link, is still a step of them)
         new_snapshot = after.load(cache)  # parses only the blobs this commit changed
         cache.keep(after.digests())  # memory stays that of one revision, not of the range
         yield SnapshotPair(old_snapshot, new_snapshot)
@@ -120,7 +118,7 @@ def _stepped_history(
 
 
 def _changed_history(
-    start: RevisionSource,
+    start: Source,
     commits: list[str],
     options: LoadOptions,
     done: int = 0,
@@ -129,8 +127,8 @@ def _changed_history(
     """`load_history` in O(changed), from `start` (after the first `done` commits) up to commit
     `upto`: each step's pair as `load_pair` reads it (from a step whose units hold a page twice
     on, every page is held, as `load_pair` does then)."""
-    revisions = revisions_of(start.repo, options)
-    before = start.revision
+    repo, before = _at(start)
+    revisions = revisions_of(repo, options)
     upto = len(commits) if upto is None else upto
     try:  # the start read and checked first, as a whole reading does (its tallies then serve)
         revisions.load(before, before)
@@ -139,13 +137,13 @@ def _changed_history(
         return
     for number in range(done + 1, upto + 1):
         _progress(options, number, commits)
-        after = start.repo.resolve(commits[number - 1])
+        after = repo.resolve(commits[number - 1])
         if after.tree == before.tree:
             continue
         try:
             pair = revisions.load(before, after)
         except MixedUnits:
-            source = RevisionSource(start.repo, before, Problems(options.keep_going))
+            source = held_kind(repo, before).opens(repo, before, options)
             yield from _whole_history(source, commits, options, number - 1, upto)
             return
         yield SnapshotPair(*pair)
@@ -170,7 +168,7 @@ def history_parts(
     whole = [_part(start, end, options, filters)]
     if options.jobs < 2 or Reading.needed_by(filters) is not Reading.CHANGED:
         return whole
-    if kind_of(start, options) is not None or os.path.exists(start):  # no revision
+    if not is_revision(start, options):
         return whole
     try:
         commits = _halved(start, end, options.repo)
@@ -220,6 +218,6 @@ def _part(
             return
         with opened() as repos:
             source = open_source(start, told, repos)
-            yield from _changed_history(_pages(source), commits, told, done, upto)
+            yield from _changed_history(source, commits, told, done, upto)
 
     return load

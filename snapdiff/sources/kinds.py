@@ -22,7 +22,9 @@ from .environments import (
     holds_environments_in_git,
     is_database_file,
     is_lockfile_file,
+    open_database,
     open_environment,
+    open_lockfile,
 )
 from .git.reader import Progress, quiet, readable
 from .git.repo import GitRepo, Revision, TreeFile
@@ -51,6 +53,7 @@ __all__ = [
     "RevisionSource",
     "Source",
     "held_kind",
+    "is_revision",
     "kind_of",
     "open_source",
     "opened",
@@ -313,8 +316,8 @@ class HeldKind:
 # first row of `IN_GIT` whose content its tree holds. A new kind is one row and one class.
 KINDS = (
     Kind("mirror address", _address, _open_address),
-    Kind("environment lockfile", is_lockfile_file, open_environment),
-    Kind("install database", is_database_file, open_environment),
+    Kind("environment lockfile", is_lockfile_file, open_lockfile),
+    Kind("install database", is_database_file, open_database),
     Kind("build-cache index", _lone_index_file, _open_local_index, apart=True),
     Kind("environment folder", holds_environment, open_environment),
     Kind("folder of mirrors", _holds_mirrors, _open_local_index, apart=True),
@@ -337,16 +340,21 @@ def kind_of(arg: str, options: LoadOptions) -> Kind | None:
     return next((kind for kind in KINDS if kind.recognises(arg, options)), None)
 
 
+def is_revision(arg: str, options: LoadOptions) -> bool:
+    """Whether an argument is read as a git revision: no kind of `KINDS` and no file."""
+    return kind_of(arg, options) is None and not os.path.exists(arg)
+
+
 def open_source(
     arg: str, options: LoadOptions, repos: dict[str, GitRepo], shared: Interned | None = None
 ) -> Source:
     """The input an argument names (`KINDS`), else a git revision (`IN_GIT`); `shared`: the
     other side's values, for a kind that shares them (see `Interned`)."""
-    kind = kind_of(arg, options)
-    if kind is not None:
+    if not is_revision(arg, options):
+        kind = kind_of(arg, options)
+        if kind is None:
+            raise InputError(arg, "not a directory", SNAPSHOT_FIX)
         return kind.opens(arg, options, shared)
-    if os.path.exists(arg):
-        raise InputError(arg, "not a directory", SNAPSHOT_FIX)
     repo, revision = _revision(arg, options, repos)
     return held_kind(repo, revision).opens(repo, revision, options)
 
