@@ -277,16 +277,21 @@ def report_of(arguments: list[str], cwd: Path, hash_seed: str = "0") -> bytes:
 
 
 def same_bytes(arguments: list[str], cwd: Path) -> str:
-    """Whether two runs of the same snapdiff command, Markdown and JSON, write the same bytes.
+    """Whether runs of the same snapdiff command, Markdown and JSON, write the same bytes: with
+    `--jobs 2` under two hash seeds, and with `--jobs 1` (no second process).
 
-    The two runs get different hash seeds, so that an order taken from a set or a dict of
-    strings shows as a difference rather than by chance."""
+    The runs get different hash seeds, so that an order taken from a set or a dict of strings
+    shows as a difference rather than by chance."""
+    runs = [("--jobs", "2", "1"), ("--jobs", "2", "2"), ("--jobs", "1", "1")]
     changed = [
         form
         for form in ("markdown", "json")
-        if len({report_of([*arguments, "--format", form], cwd, seed) for seed in "12"}) > 1
+        if len({report_of([*arguments, "--format", form, *run[:2]], cwd, run[2]) for run in runs})
+        > 1
     ]
-    return "same bytes run to run" if not changed else f"OUTPUT CHANGES between runs: {changed}"
+    if changed:
+        return f"OUTPUT CHANGES between runs (seeds 1, 2; --jobs 2, 1): {changed}"
+    return "same bytes run to run, and with --jobs 1 and 2"
 
 
 def wrong_counts(summary: dict[str, int], truth: dict[str, int]) -> list[str]:
