@@ -23,6 +23,7 @@ READABLE = [
     "lockfile-v1.spack.lock",
     "lockfile-v2.spack.lock",
     "lockfile-v3.spack.lock",
+    "lockfile-v4.spack.lock",
     "casper-v5.spack.lock",
     "all-pythons-v6.spack.lock",
     "lockfile-v7-groups.spack.lock",
@@ -270,3 +271,14 @@ def test_a_root_respelled_with_its_hash_kept_is_neither_added_nor_removed(
     assert env["roots_added"] == env["roots_removed"] == []
     (said,) = env["roots_respelled"]
     assert said["new"] == said["old"] + " cflags='-O2'" and env["status"] == "changed"
+
+
+def test_a_format_change_alone_is_said_with_both_versions(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The same nine specs written as lockfile v4 (constructed) and v5 (real): no spec changed,
+    the lockfile version and the Spack that wrote it did."""
+    v4, v5 = str(DATA / "lockfile-v4.spack.lock"), str(DATA / "casper-v5.spack.lock")
+    code, out, _ = run([v4, v5, "--exit-code", "-f", "text"], capsys)
+    assert code == 1 and "specs    9 → 9 (+0 −0 ~0)" in out
+    assert "Spack unknown → 0.22.0.dev0 (ae88edc), lockfile v4 → lockfile v5" in out
