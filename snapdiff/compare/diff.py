@@ -125,19 +125,23 @@ class _Rebuilds:
     """Why specs were rebuilt, when both sides carry a dependency graph (SPEC section 6):
     worked out at once, or with `jobs` of 2 or more in a forked child until `joined()`."""
 
-    def __init__(self, old: Snapshot, new: Snapshot, jobs: int, told: Told) -> None:
+    def __init__(
+        self, old: Snapshot, new: Snapshot, jobs: int, told: Told, started: CausesApart | None
+    ) -> None:
         self.source = new.source
         self.apart: CausesApart | None = None
         self.found: tuple[Rebuilds, tuple[str, ...]] | None = None
         if old.graph is None or new.graph is None:
+            if started:
+                started.cancel()  # started for other sides, if at all
             return
-        if jobs < 2:
+        if jobs < 2 and started is None:
             self.found = rebuild_causes(old.graph, new.graph)
             return
         from .causesapart import CausesApart  # msgspec and a fork: only when asked
 
-        self.apart = CausesApart(told)
-        self.apart.start(old.graph, new.graph)
+        self.apart = started or CausesApart(told)
+        self.apart.start(old.graph, new.graph)  # unless started for these graphs already
 
     def joined(self) -> tuple[Rebuilds | None, tuple[str, ...]]:
         found = self.apart.join() if self.apart else self.found
@@ -181,6 +185,7 @@ def diff_snapshots(
     describe: bool = True,
     jobs: int = 1,
     told: Told = _ignored,
+    started: CausesApart | None = None,
 ) -> Report:
     """Compare two snapshots (narrowed by the filters): every package, spec and stack changed.
 
@@ -188,6 +193,8 @@ def diff_snapshots(
     and stack moves are still found. With `jobs` of 2 or more, the causes of rebuilds are
     worked out in a forked child while the pages are compared (`told` hears why, if that child
     failed and the work was done here after all); the report is the same bytes either way.
+    `started`: that child, started already (the command starts it as soon as both graphs are
+    read, through `LoadOptions.graphs`, so that it works while NEW's pages are built).
     """
     if not old.pairs_with(new):
         raise UsageError(
@@ -199,7 +206,9 @@ def diff_snapshots(
     if filters.applied:
         check_filters(old, new, filters)
     next_diff()
-    causes = _Rebuilds(old, new, jobs, told)  # on the whole graph: causes lie outside the filters
+    causes = _Rebuilds(
+        old, new, jobs, told, started
+    )  # on the whole graph: causes lie outside the filters
     try:
         return _report(old, new, filters, describe, causes)
     finally:

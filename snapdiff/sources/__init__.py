@@ -68,6 +68,8 @@ def _loaded(
     counted = reading is not Reading.EVERY_ENTRY  # as `whole_pair` reads a pair
     second: Source = apart.source(shared) if apart else open_source(new, options, repos, shared)
     sources: tuple[Source, Source] = (first, second)
+    if options.graphs and first.graph is not None and second.graph is not None:
+        options.graphs(first.graph, second.graph)
     pair = changed_pair(sources, options) if reading is Reading.CHANGED else None
     if pair is not None:
         return SnapshotPair(*pair)

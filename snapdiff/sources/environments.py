@@ -184,6 +184,7 @@ class EnvironmentSource:
         self.git: tuple[GitRepo, Revision] | None = None
         self.files: dict[str, str] = {}  # path: blob id, for a revision
         self.snapshot = self._built(decoded)
+        self.graph: Graph | None = self.snapshot.graph
 
     def _built(self, decoded: list[tuple[str, str, Decoded]]) -> Snapshot:
         from .mirror.index import Read, graph_of, snapshot_of

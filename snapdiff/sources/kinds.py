@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from ..errors import InputError
-from ..model import Snapshot
+from ..model import Graph, Snapshot
 from .directory import SNAPSHOT_FIX, read_directory
 from .environments import (
     EnvironmentSource,
@@ -70,6 +70,7 @@ class DirectorySource:
     can: ClassVar[Can] = Can()
     intern: Interned | None = None
     git: tuple[GitRepo, Revision] | None = None
+    graph: Graph | None = None
 
     def __init__(self, path: str, problems: Problems, progress: Progress = quiet) -> None:
         self.path = path
@@ -104,6 +105,7 @@ class RevisionSource:
 
     can: ClassVar[Can] = Can(changed_only=True, halves=True, steps=True)
     intern: Interned | None = None
+    graph: Graph | None = None
 
     def __init__(
         self, repo: GitRepo, revision: Revision, problems: Problems, progress: Progress = quiet
@@ -169,7 +171,8 @@ class IndexSource:
     def __init__(self, source: str, read: Read, options: LoadOptions) -> None:
         """What `read_indexes` gave of the source's indexes."""
         self.problems = Problems(options.keep_going)
-        self.source, self.tag, self.graph = source, options.index_tag, graph_of(read)
+        self.source, self.tag = source, options.index_tag
+        self.graph: Graph | None = graph_of(read)
         self.intern: Interned | None = read.intern  # shared with the other side's read
         self.read: Read | None = read  # until the pages are built
         self.snapshot: Snapshot | None = None
@@ -182,9 +185,9 @@ class IndexSource:
 
     def load(self, cache: PageCache) -> Snapshot:
         if self.snapshot is None:
-            read, self.read = self.read, None
-            assert read is not None  # held until the snapshot is built, once
-            self.snapshot = self.built(snapshot_of(self.source, read, self.tag, self.graph))
+            read, self.read, graph = self.read, None, self.graph
+            assert read is not None and graph is not None  # held until the snapshot is built
+            self.snapshot = self.built(snapshot_of(self.source, read, self.tag, graph))
         return self.snapshot
 
     def built(self, snapshot: Snapshot) -> Snapshot:

@@ -3,10 +3,11 @@ read (`LoadOptions`)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
-from ..model import Snapshot
+from ..model import Graph, Snapshot
 from .git.reader import Progress, quiet
 from .git.repo import GitRepo, Revision
 from .snapshot import PageCache, Problems
@@ -33,6 +34,7 @@ class Source(Protocol):
     can: ClassVar[Can]
     problems: Problems
     intern: Interned | None  # its values, for the other side to share (`can.shares_values`)
+    graph: Graph | None  # the dependency graph, known before the pages are built (or None)
     git: tuple[GitRepo, Revision] | None  # the repository and revision it was read at
 
     def digests(self) -> set[str]: ...
@@ -59,3 +61,6 @@ class LoadOptions:
     cache_dir: str | None = None  # where tallies of revisions are kept across runs (None: not)
     warn: Progress = quiet  # told of a cache file ignored or a cache that cannot be written
     jobs: int = 1  # processes at work at once: 2 reads NEW beside OLD where its kind can
+    # told both sides' graphs once both are read, before NEW's pages are built (the command
+    # starts working out the causes of rebuilds there: `diff_snapshots(started=...)`)
+    graphs: Callable[[Graph, Graph], None] | None = None
