@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
+from itertools import chain
+from operator import attrgetter
 from typing import Literal
 
 from ..model import NO_COMPILER, Environment, Graph, Node, Page, Root, Snapshot, normal_compiler
@@ -29,6 +31,9 @@ Pages = Mapping[tuple[str, str], Page]
 # text; an install database's explicit records have no text, and are keyed by hash.
 _Key = tuple[str, str, str]
 Status = Literal["added", "removed", "changed", "unchanged"]
+
+
+_COMPILER = attrgetter("compiler")
 
 
 def _key(root: Root) -> _Key:
@@ -58,14 +63,20 @@ class _Side:
             return RootSpec(root.spec, root.hash, "", "", "", root.group)
         return RootSpec(root.spec, root.hash, node.name, node.version, _compiler(node), root.group)
 
-    def named_roots(self) -> list[RootSpec]:
-        return [spec for spec in map(self.spec, self.roots) if spec.name]
+    def rooted(self) -> set[str]:
+        """The packages its trusted roots name."""
+        nodes = self.graph.nodes if self.graph else {}
+        return {nodes[r.hash].name for r in self.roots.values() if r.trusted and r.hash in nodes}
 
     def compilers(self) -> set[str]:
-        """Every compiler the environment's specs use, by Spack 1.0 name (none left out)."""
-        nodes = self.graph.nodes if self.graph else {}
-        digests = (d for page in self.pages if page.entries is not None for d in page.entries)
-        return {_compiler(nodes.get(d)) for d in digests} - {NO_COMPILER}
+        """Every compiler the environment's specs use, by Spack 1.0 name (none left out): the
+        distinct values gathered in C, each normalised once."""
+        if self.graph is None:
+            return set()
+        nodes = self.graph.nodes
+        digests = chain.from_iterable(page.entries or () for page in self.pages)
+        written = set(map(_COMPILER, map(nodes.__getitem__, filter(nodes.__contains__, digests))))
+        return {normal_compiler(c) for c in written if c} - {NO_COMPILER}
 
     def duplicates(self) -> set[str]:
         """Packages with more than one concrete spec."""
@@ -157,7 +168,7 @@ def _change(
         now.database if now else None,
         paired=was is not None and now is not None,
         roots_respelled=tuple(respelled),
-        rooted=frozenset(r.name for side in (old, new) for r in side.named_roots()),
+        rooted=frozenset(old.rooted() | new.rooted()),
     )
     if status == "changed" and not found.moved(bool(packages)):
         return dataclasses.replace(found, status="unchanged")

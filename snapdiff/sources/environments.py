@@ -85,7 +85,8 @@ def _name_of(arg: str) -> str:
 
 
 def _decoded(data: bytes, where: str, database: bool) -> Decoded:
-    from .mirror.environment import decode_database, decode_lockfile
+    from .mirror.database import decode_database
+    from .mirror.environment import decode_lockfile
 
     return decode_database(data, where) if database else decode_lockfile(data, where)
 

@@ -11,9 +11,9 @@ import pytest
 
 from snapdiff.errors import InputError
 from snapdiff.model import Root
+from snapdiff.sources.mirror.database import decode_database
 from snapdiff.sources.mirror.environment import (
     Decoded,
-    decode_database,
     decode_lockfile,
     is_lockfile,
 )

@@ -1,4 +1,5 @@
-"""Spack environments, lockfiles and install databases, as build-cache records with their roots.
+"""Spack environment lockfiles as build-cache records with their roots (install databases:
+`database.py`).
 
 A `spack.lock` (lockfile v1-v8, spec files v1-v6) or an install database `.spack-db/index.json`
 (v6-v9) becomes the `Install` records a build-cache index gives (SPEC section 7), every one held
@@ -14,7 +15,7 @@ points at a DAG hash. `include_concrete` (nested) is flattened, each root naming
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -22,7 +23,6 @@ import msgspec
 
 from ...errors import InputError
 from ...model import Root
-from .layouts import DB_VERSIONS
 from .records import (
     Annotations,
     Arch,
@@ -36,12 +36,10 @@ from .records import (
 )
 
 __all__ = [
-    "DATABASE_FIX",
     "LOCKFILE_FIX",
     "LOCKFILE_VERSIONS",
     "SPECFILE_VERSIONS",
     "Decoded",
-    "decode_database",
     "decode_lockfile",
     "is_lockfile",
 ]
@@ -49,7 +47,6 @@ __all__ = [
 LOCKFILE_VERSIONS = range(1, 9)  # Spack 0.12 (v1) to 1.3 (v8)
 SPECFILE_VERSIONS = range(1, 7)  # the nodes' format: v1 (Spack ≤ 0.16) to v6 (Spack 1.3)
 LOCKFILE_FIX = "give a spack.lock written by Spack 0.12 to 1.3"
-DATABASE_FIX = "give a Spack install database, .spack-db/index.json (database version 6 to 9)"
 _SNIFF_BYTES = 512  # `_meta` is the first key Spack writes, indented or not
 _SNIFF = re.compile(rb'\s*\{\s*"_meta"\s*:\s*\{[^{}]*"file-type"\s*:\s*"spack-lockfile"')
 # The package an abstract spec names: its first word, a namespace (`builtin.`) left out; none
@@ -111,6 +108,25 @@ class _Lockfile(msgspec.Struct, frozen=True):
     include_concrete: dict[str, _Included] = {}
 
 
+class _IncludedSpecs(msgspec.Struct, frozen=True):
+    """`_Included` with its nodes decoded as build-cache specs (lockfile v4 and later)."""
+
+    roots: list[_RootEntry] = []
+    concrete_specs: dict[str, Spec] = {}
+    include_concrete: dict[str, _IncludedSpecs] = {}
+
+
+class _LockfileSpecs(msgspec.Struct, frozen=True):
+    """A lockfile v4 or later, keyed by DAG hash, its nodes decoded in the same call as
+    build-cache specs (`records.Spec`: the fields snapdiff reads, the rest skipped)."""
+
+    roots: list[_RootEntry]
+    concrete_specs: dict[str, Spec]
+    meta: _Meta | None = msgspec.field(default=None, name="_meta")
+    spack: _Spack | None = None
+    include_concrete: dict[str, _IncludedSpecs] = {}
+
+
 class _DependsOn(msgspec.Struct, frozen=True):
     """Spec v1: a dependency by name, `{hash, type}` (`build_hash` too in a v2 lockfile)."""
 
@@ -158,7 +174,18 @@ def is_lockfile(data: bytes) -> bool:
 def decode_lockfile(raw: bytes, where: str) -> Decoded:
     """A `spack.lock`, its included environments flattened; refused in one line when it is not
     one of a version snapdiff reads."""
-    version = _lockfile_version(_decode(raw, _Head, where).meta, where)
+    try:  # in one pass, when it is of v4 or later and as Spack writes it
+        fast: _LockfileSpecs | None = msgspec.json.decode(raw, type=_LockfileSpecs)
+    except msgspec.MsgspecError:
+        fast = None  # refused, or an older version: read again below, to say why
+    version = _lockfile_version(
+        fast.meta if fast is not None else _decode(raw, _Head, where).meta, where
+    )
+    if fast is not None and version >= 4:
+        try:
+            return _keyed_by_dag(fast, version, where)
+        except InputError:
+            pass  # said node by node below, naming the concrete spec at fault
     lockfile = _decode(raw, _Lockfile, where)
     nodes: dict[str, tuple[str, _Node]] = {}
     entries: list[tuple[_RootEntry, str]] = []
@@ -168,11 +195,51 @@ def decode_lockfile(raw: bytes, where: str) -> Decoded:
             if key not in nodes:
                 nodes[key] = _node(node, key, version, where)
     graph = _Graph(nodes)
-    roots, warnings = graph.roots(entries, where)
+    named = {key: (digest, node.name or "") for key, (digest, node) in nodes.items()}
+    roots, warnings = _roots(entries, named, graph.key, where)
     keys: Iterable[str] = graph.reached(roots) if version < 4 else nodes
-    spack = lockfile.spack
+    return _decoded(graph.installs(keys), roots, warnings, version, lockfile.spack)
+
+
+def _keyed_by_dag(lockfile: _LockfileSpecs, version: int, where: str) -> Decoded:
+    """A lockfile v4 or later: its nodes, keyed by DAG hash, are the records as decoded."""
+    installs: dict[str, Install] = {}
+    entries: list[tuple[_RootEntry, str]] = []
+    for environment, listed, specs in _flattened_specs(".", lockfile):
+        entries.extend((entry, environment) for entry in listed)
+        for key, spec in specs.items():
+            if spec.name is None:
+                raise InputError(where, f"concrete spec {key} has no name", LOCKFILE_FIX)
+            installs.setdefault(key, Install(spec=spec, in_buildcache=True))
+    named = {
+        key: (key, install.spec.name or "") for key, install in installs.items() if install.spec
+    }
+    roots, warnings = _roots(entries, named, lambda ref: ref if ref in named else None, where)
+    return _decoded(installs, roots, warnings, version, lockfile.spack)
+
+
+def _specs(installs: Mapping[str, Install]) -> Iterator[tuple[str, Spec]]:
+    return ((key, found.spec) for key, found in installs.items() if found.spec is not None)
+
+
+def _flattened_specs(
+    environment: str, lockfile: _LockfileSpecs | _IncludedSpecs
+) -> Iterator[tuple[str, list[_RootEntry], dict[str, Spec]]]:
+    """`_flattened`, the nodes decoded as specs."""
+    yield environment, lockfile.roots, lockfile.concrete_specs
+    for path, included in lockfile.include_concrete.items():
+        yield from _flattened_specs(path, included)
+
+
+def _decoded(
+    installs: dict[str, Install],
+    roots: tuple[Root, ...],
+    warnings: tuple[str, ...],
+    version: int,
+    spack: _Spack | None,
+) -> Decoded:
     return Decoded(
-        installs=graph.installs(keys),
+        installs=installs,
         roots=roots,
         lockfile_version=version,
         database_version=None,
@@ -180,6 +247,33 @@ def decode_lockfile(raw: bytes, where: str) -> Decoded:
         spack_commit=None if spack is None or spack.commit is None else text(spack.commit),
         warnings=warnings,
     )
+
+
+def _roots(
+    entries: Iterable[tuple[_RootEntry, str]],
+    named: Mapping[str, tuple[str, str]],
+    key_of: Callable[[str | None], str | None],
+    where: str,
+) -> tuple[tuple[Root, ...], tuple[str, ...]]:
+    """The roots by DAG hash (`named`: each key's DAG hash and package; `key_of`: the key a
+    root's hash names), and a warning for each whose node is of another package."""
+    roots, warnings = [], []
+    for entry, environment in entries:
+        key = key_of(entry.hash)
+        if key is None:
+            what = f"root `{entry.spec}` names {entry.hash}, a hash no concrete spec has"
+            raise InputError(where, what, LOCKFILE_FIX)
+        digest, name = named[key]
+        spelled = _NAMED.match(entry.spec)
+        trusted = not (spelled and spelled[1] != name)
+        roots.append(Root(entry.spec, digest, entry.group, environment, trusted))
+        if not trusted:
+            within = "" if environment == "." else f" (included from {environment})"
+            warnings.append(
+                f"root `{entry.spec}`{within} names the hash of the node of `{name}`"
+                f" ({digest[:7]}): its version and compiler are not said"
+            )
+    return tuple(roots), tuple(warnings)
 
 
 def _decode(raw: bytes, shape: type[Any], where: str) -> Any:
@@ -303,28 +397,6 @@ class _Graph:
             external=node.external,
         )
 
-    def roots(
-        self, entries: Iterable[tuple[_RootEntry, str]], where: str
-    ) -> tuple[tuple[Root, ...], tuple[str, ...]]:
-        """The roots by DAG hash, and a warning for each whose node is of another package."""
-        roots, warnings = [], []
-        for entry, environment in entries:
-            key = self.key(entry.hash)
-            if key is None:
-                what = f"root `{entry.spec}` names {entry.hash}, a hash no concrete spec has"
-                raise InputError(where, what, LOCKFILE_FIX)
-            digest, node = self.nodes[key]
-            named = _NAMED.match(entry.spec)
-            trusted = not (named and named[1] != node.name)
-            roots.append(Root(entry.spec, digest, entry.group, environment, trusted))
-            if not trusted:
-                within = "" if environment == "." else f" (included from {environment})"
-                warnings.append(
-                    f"root `{entry.spec}`{within} names the hash of the node of `{node.name}`"
-                    f" ({digest[:7]}): its version and compiler are not said"
-                )
-        return tuple(roots), tuple(warnings)
-
     def reached(self, roots: Iterable[Root]) -> list[str]:
         """Every key, those reached from the roots first (depth first, each node's dependencies
         by name, as Spack walks them): the first node of a DAG hash reached is the one kept."""
@@ -349,86 +421,3 @@ class _Graph:
             if digest not in found:
                 found[digest] = Install(spec=self.spec(node), in_buildcache=True)
         return found
-
-
-# -- the install database ----------------------------------------------------------------------
-
-
-class _DatabaseHead(msgspec.Struct, frozen=True):
-    version: Any = None
-
-
-class _DatabaseFileHead(msgspec.Struct, frozen=True):
-    database: _DatabaseHead | None = None
-
-
-class _Record(msgspec.Struct, frozen=True):
-    spec: Spec | None = None
-    explicit: bool = False
-
-
-class _Database(msgspec.Struct, frozen=True):
-    installs: dict[str, _Record]
-
-
-class _DatabaseFile(msgspec.Struct, frozen=True):
-    database: _Database
-
-
-class _Outline(msgspec.Struct, frozen=True):
-    installs: dict[str, msgspec.Raw]
-
-
-class _OutlineFile(msgspec.Struct, frozen=True):
-    database: _Outline
-
-
-def decode_database(raw: bytes, where: str) -> Decoded:
-    """An install database: every record, installed or not; its roots the explicit ones."""
-    version = _database_version(raw, where)
-    try:
-        records = msgspec.json.decode(raw, type=_DatabaseFile).database.installs
-    except msgspec.ValidationError:
-        raise _refusal(raw, where) from None
-    installs, roots = {}, []
-    for digest, record in records.items():
-        if record.spec is None or record.spec.name is None:
-            raise InputError(where, f"install {digest} has no spec with a name", DATABASE_FIX)
-        installs[digest] = Install(spec=record.spec, in_buildcache=True)
-        if record.explicit:
-            roots.append(Root("", digest, None, "."))
-    return Decoded(installs, tuple(roots), None, version, None, None, ())
-
-
-def _database_version(raw: bytes, where: str) -> int:
-    """`database.version`, one snapdiff reads."""
-    try:
-        head = msgspec.json.decode(raw, type=_DatabaseFileHead).database
-    except msgspec.ValidationError:
-        head = None
-    except msgspec.DecodeError as exc:
-        raise InputError(where, f"not valid JSON ({exc})", DATABASE_FIX) from None
-    if head is None:
-        raise InputError(where, "not a Spack database: no database.installs", DATABASE_FIX)
-    version = head.version
-    if str(version) not in {str(v) for v in DB_VERSIONS}:
-        readable = f"{DB_VERSIONS[0]}-{DB_VERSIONS[-1]}"
-        what = f"database version {version!r}, not one snapdiff reads ({readable})"
-        raise InputError(where, what, DATABASE_FIX)
-    return int(str(version))
-
-
-def _refusal(raw: bytes, where: str) -> InputError:
-    """The record the schema refused, found a record at a time (runs only on a bad file)."""
-    try:
-        records: Mapping[str, msgspec.Raw] = msgspec.json.decode(
-            raw, type=_OutlineFile
-        ).database.installs
-    except msgspec.ValidationError:
-        return InputError(where, "not a Spack database: no database.installs", DATABASE_FIX)
-    for digest, record in records.items():
-        try:
-            msgspec.json.decode(record, type=_Record)
-        except msgspec.ValidationError as exc:
-            return InputError(where, field_error(digest, exc), DATABASE_FIX)
-    return InputError(where, "not a Spack database: no database.installs", DATABASE_FIX)
