@@ -15,6 +15,7 @@ import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -697,3 +698,38 @@ def test_the_comment_key_cannot_end_the_marker_and_api_errors_are_one_line(
     assert comment_main([str(comment)], env | {"GITHUB_TOKEN": TOKEN}) == 1
     assert "does not start with snapdiff's marker" in capsys.readouterr().out
     assert api.writes() == []
+
+
+def test_a_pull_request_changing_a_lockfile_is_commented_environment_and_roots_first(
+    forge: tuple[Forge, str], tmp_path: Path
+) -> None:
+    """Issue 44: an environment repository (real NCAR casper lockfiles, cut down: the golden
+    case environment-casper) whose pull request adds a root and re-concretizes another."""
+    case = ROOT / "tests" / "cases" / "environment-casper"
+    repo = new_repo(tmp_path / "environments")
+    (repo / "envs" / "casper").mkdir(parents=True)
+    shutil.copyfile(case / "old" / "spack.lock", repo / "envs" / "casper" / "spack.lock")
+    base = commit(repo, "casper", 1)
+    git(repo, "branch", "-M", "main")
+    git(repo, "checkout", "-q", "-b", "pr")
+    shutil.copyfile(case / "new" / "spack.lock", repo / "envs" / "casper" / "spack.lock")
+    head = commit(repo, "Add visit with netcdf", 2)
+    event = {  # the stand-in forge serves owner/catalogue's pull request 7
+        "pull_request": {
+            "number": 7,
+            "base": {"sha": base},
+            "head": {"sha": head, "repo": {"full_name": "owner/catalogue"}},
+        }
+    }
+    api, url = forge
+    run = run_action(repo, tmp_path, event, url)
+    assert run.outputs == {"status": "0"} and not run.failed, run.logs
+    (ours,) = api.ours()
+    body = ours["body"]
+    first = body.split("\n### ")[0]
+    assert "## Environment changes: " in first and "| Stacks |" not in first
+    said = first.splitlines()
+    lines = [i for i, line in enumerate(said) if line.startswith("- **")]
+    assert said[lines[0]].startswith("- **Spack** `0.21.0.dev0` (`7cf939f`)")
+    assert said[lines[1]].startswith("- **+1 root added:** `visit@3.3.3%gcc@12.2.0")
+    assert said[lines[2]].startswith("- **1 root re-concretized:** `ncl`")
