@@ -96,9 +96,10 @@ class Read:
 
 
 def _page(source: str, tag: str, name: str, entries: dict[str, Entry]) -> Page:
-    """One package's page of a side; its digest is of its entries' JSON (equal entries, equal
-    digest), encoded from the records in one call."""
-    content = msgspec.json.encode([tag, name, list(entries.values())])
+    """One package's page of a side; its digest is of its name and entries' JSON (equal entries,
+    equal digest, whatever the tag: a side relabelled to the other's tag, an environment against
+    another or an index, still matches its equal pages), encoded from the records in one call."""
+    content = msgspec.json.encode([name, list(entries.values())])
     read = Entries(entries, f"{source}: {name}")
     return Page(
         tag, name, read.source, blob_digest(content), read, len(read), read.counts, read.compiled
