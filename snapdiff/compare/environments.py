@@ -118,29 +118,27 @@ _Roots = tuple[list[RootSpec], list[RootSpec], list[Reconcretized], list[Respell
 
 
 def _roots(old: _Side, new: _Side) -> _Roots:
-    """Roots added, removed, re-concretized and respelled (a text on one side only whose hash is
-    a root of the same place on the other under another text: Spack rewrote the text, the spec
-    is the same), in the order of their keys (then hashes)."""
+    """Roots added, removed and re-concretized, by their text exactly as written (SPEC section
+    7), in the order of their keys (then hashes); and those respelled: a text removed whose hash
+    is a root of the same place under a text added (Spack rewrote the text, the spec is the
+    same), also counted as removed and added."""
     if old.environment is None or new.environment is None:  # against an index: no roots
         return [], [], [], []
     gone = sorted(old.roots.keys() - new.roots.keys())
-    came = {(k[0], k[1], new.roots[k].hash): k for k in sorted(new.roots.keys() - old.roots.keys())}
-    respelled = []
-    for key in gone:
-        twin = came.get((key[0], key[1], old.roots[key].hash))
-        if twin is not None and twin[2] != key[2]:
-            respelled.append(Respelled(key[2], twin[2], old.roots[key].hash))
-            del came[(key[0], key[1], old.roots[key].hash)]
-    spelled = {r.old for r in respelled}
-    added = [new.spec(k) for k in sorted(came.values())]
-    removed = [old.spec(k) for k in gone if k[2] not in spelled]
+    came = sorted(new.roots.keys() - old.roots.keys())
+    by_hash = {(k[0], k[1], new.roots[k].hash): k for k in came}
+    respelled = [
+        Respelled(key[2], twin[2], old.roots[key].hash)
+        for key in gone
+        if (twin := by_hash.get((key[0], key[1], old.roots[key].hash))) is not None
+    ]
     kept = sorted(old.roots.keys() & new.roots.keys())
     moved = [
         _reconcretized(old.spec(k), new.spec(k))
         for k in kept
         if old.roots[k].hash != new.roots[k].hash
     ]
-    return added, removed, moved, respelled
+    return [new.spec(k) for k in came], [old.spec(k) for k in gone], moved, respelled
 
 
 def _change(

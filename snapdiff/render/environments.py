@@ -243,7 +243,8 @@ def environment_lines(view: EnvironmentView) -> list[str]:
     if view["duplicates_new"]:
         lines.append(f"new duplicates: {', '.join(view['duplicates_new'])}")
     for r in view["respelled"]:
-        lines.append(f"root respelled, the same spec ({r['hash']}): {r['old']} → {r['new']}")
+        said = f"counted as removed and added; the same spec, {r['hash']}"
+        lines.append(f"root respelled ({said}): {r['old']} → {r['new']}")
     for d in view["downgrades"]:
         said = f"{d['name']} {d['old']} → {d['new']}"
         if d["asked"]:

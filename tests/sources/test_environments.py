@@ -257,7 +257,7 @@ def test_a_root_added_with_no_spec_change_is_a_change(
     assert "no changes" not in out and "+1 root added: " in out
 
 
-def test_a_root_respelled_with_its_hash_kept_is_neither_added_nor_removed(
+def test_a_root_respelled_with_its_hash_kept_is_said_so(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Spack 0.22 rewrote `cflags="…"` as `cflags='…'` (real: casper a9e8638 -> 6616c1b)."""
@@ -268,9 +268,14 @@ def test_a_root_respelled_with_its_hash_kept_is_neither_added_nor_removed(
     old = _edited(tmp_path, "old", lambda roots: roots)
     new = _edited(tmp_path, "new", respelled)
     (env,) = report([old, new], capsys)["environments"]
-    assert env["roots_added"] == env["roots_removed"] == []
     (said,) = env["roots_respelled"]
     assert said["new"] == said["old"] + " cflags='-O2'" and env["status"] == "changed"
+    # matched by text exactly as written (SPEC section 7): also a root removed and one added
+    assert [r["spec"] for r in env["roots_removed"]] == [said["old"]]
+    assert [r["spec"] for r in env["roots_added"]] == [said["new"]]
+    code, out, _ = run([old, new], capsys)
+    assert code == 0
+    assert "- **Root respelled** (counted as removed and added; the same spec, `" in out
 
 
 def test_a_format_change_alone_is_said_with_both_versions(
