@@ -91,6 +91,7 @@ class GitRepo:
         self.partial = PartialClone(self._dir, progress)
         self._headers: subprocess.Popen[bytes] | None = None
         self._batch: subprocess.Popen[bytes] | None = None
+        self._listed: tuple[str, list[TreeFile]] | None = None  # the last tree's files
 
     def _run(self, *args: str, data: bytes | None = None) -> bytes:
         """A git command's output; GitError when it fails."""
@@ -199,7 +200,14 @@ class GitRepo:
     def list_files(self, tree: str) -> list[TreeFile]:
         """Every file below a tree, sorted by path: regular files and symbolic links, with each
         blob's size from the tree listing, so that no blob is read to learn how large it is
-        (but in a partial clone, where listing a blob's size fetches it: -1, unknown)."""
+        (but in a partial clone, where listing a blob's size fetches it: -1, unknown). The last
+        tree listed is kept: the kinds of input ask of one revision what it holds, then open it
+        (a copy each time: callers may change theirs)."""
+        if self._listed is None or self._listed[0] != tree:
+            self._listed = tree, self._files(tree)
+        return list(self._listed[1])
+
+    def _files(self, tree: str) -> list[TreeFile]:
         sized = not self.partial.promisors
         out = self._listing("ls-tree", "-r", "-z", *(["-l"] if sized else []), "--full-tree", tree)
         files = []
