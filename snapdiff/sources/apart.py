@@ -11,9 +11,10 @@ from typing import TYPE_CHECKING
 
 from ..forked import Told
 from .git.reader import quiet
-from .kinds import IndexSource, LoadOptions, kind_of, local_indexes
+from .kinds import LoadOptions, kind_of
 from .mirror.apart import Apart
 from .mirror.index import read_indexes
+from .mirror.source import IndexSource, local_indexes
 
 if TYPE_CHECKING:
     from .mirror.nodes import Interned

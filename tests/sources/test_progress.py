@@ -10,7 +10,7 @@ import pytest
 from clirun import V1, V2, run
 
 from snapdiff.output import TerminalProgress
-from snapdiff.sources import LoadOptions, kinds, load_pair
+from snapdiff.sources import LoadOptions, load_pair, pagesource
 
 
 class Terminal(io.StringIO):
@@ -19,7 +19,7 @@ class Terminal(io.StringIO):
 
 
 def test_loading_tells_its_progress(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(kinds, "_EVERY", 2)
+    monkeypatch.setattr(pagesource, "_EVERY", 2)
     said: list[str] = []
     load_pair(V1, V2, LoadOptions(progress=said.append))
     assert said == [f"{side}: {n} of 5 pages" for side in (V2, V1) for n in (2, 4)]
@@ -49,7 +49,7 @@ def test_quick_work_and_pipes_see_nothing() -> None:
 def test_the_command_line_prints_no_progress_to_a_pipe(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(kinds, "_EVERY", 1)
+    monkeypatch.setattr(pagesource, "_EVERY", 1)
     assert run([V1, V2], capsys)[2] == ""
 
 
