@@ -126,12 +126,14 @@ def _roots(old: _Side, new: _Side) -> _Roots:
         return [], [], [], []
     gone = sorted(old.roots.keys() - new.roots.keys())
     came = sorted(new.roots.keys() - old.roots.keys())
-    by_hash = {(k[0], k[1], new.roots[k].hash): k for k in came}
-    respelled = [
-        Respelled(key[2], twin[2], old.roots[key].hash)
-        for key in gone
-        if (twin := by_hash.get((key[0], key[1], old.roots[key].hash))) is not None
-    ]
+    by_hash: dict[tuple[str, str, str], list[_Key]] = {}
+    for key in came:  # each text added pairs with at most one removed (in key order)
+        by_hash.setdefault((key[0], key[1], new.roots[key].hash), []).append(key)
+    respelled = []
+    for key in gone:
+        twins = by_hash.get((key[0], key[1], old.roots[key].hash))
+        if twins:
+            respelled.append(Respelled(key[2], twins.pop(0)[2], old.roots[key].hash))
     kept = sorted(old.roots.keys() & new.roots.keys())
     moved = [
         _reconcretized(old.spec(k), new.spec(k))
@@ -146,6 +148,7 @@ def _change(
 ) -> EnvironmentChange:
     """One environment's change; `packages`: the report's changes of its tag."""
     added, removed, moved, respelled = _roots(old, new)
+    kept_specs = {r.hash for r in respelled}  # their text only was rewritten
     was, now = old.environment, new.environment
     found = EnvironmentChange(
         name,
@@ -160,7 +163,11 @@ def _change(
         tuple(sorted(new.compilers() - old.compilers())),
         tuple(sorted(old.compilers() - new.compilers())),
         tuple(sorted(new.duplicates() - old.duplicates())),
-        _downgrades(packages, removed, added),
+        _downgrades(
+            packages,
+            [r for r in removed if r.hash not in kept_specs],
+            [r for r in added if r.hash not in kept_specs],
+        ),
         tuple(sorted({w for e in (was, now) if e for w in e.warnings})),
         was.database if was else None,
         now.database if now else None,

@@ -287,3 +287,18 @@ def test_a_format_change_alone_is_said_with_both_versions(
     code, out, _ = run([v4, v5, "--exit-code", "-f", "text"], capsys)
     assert code == 1 and "specs    9 → 9 (+0 −0 ~0)" in out
     assert "Spack unknown → 0.22.0.dev0 (ae88edc), lockfile v4 → lockfile v5" in out
+
+
+def test_two_texts_of_one_hash_pair_with_one_new_text_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Each text added is the respelling of at most one text removed."""
+
+    def twice(roots: list[dict[str, str]]) -> list[dict[str, str]]:
+        return [{**roots[0], "spec": roots[0]["spec"] + s} for s in (" +a", " +b")]
+
+    old = _edited(tmp_path, "old", twice)
+    new = _edited(tmp_path, "new", lambda roots: [{**roots[0], "spec": roots[0]["spec"] + " +c"}])
+    (env,) = report([old, new], capsys)["environments"]
+    assert [(r["old"][-2:], r["new"][-2:]) for r in env["roots_respelled"]] == [("+a", "+c")]
+    assert len(env["roots_removed"]) == 2 and len(env["roots_added"]) == 1
