@@ -232,7 +232,9 @@ def _report(
     filtered = new
     old, new = _known(old, new)
     old_pages: Mapping[Key, Page] = old.pages
-    if old.release_to(new):
+    if old is whole[0] and new is whole[1]:  # no filter and no page left out: relabelled once
+        old_pages = whole[2]
+    elif old.release_to(new):
         old_pages = _relabel(old.pages, new.tags[0])
     new_pages = new.pages
     differing = [

@@ -17,7 +17,7 @@ from ..errors import InputError
 from ..model import Environment, Graph, Node, Page, Snapshot
 from .git.repo import GitRepo, Revision, TreeFile
 from .mirror.layouts import MAX_INDEX_BYTES, Folder
-from .protocol import Can, LoadOptions, Source
+from .protocol import Can, LoadOptions, Source, no_history
 from .snapshot import PageCache, Problems
 
 if TYPE_CHECKING:  # msgspec: only when an environment is read
@@ -228,7 +228,7 @@ class EnvironmentSource:
     def at(self, revision: Revision, options: LoadOptions) -> Source | None:
         """The lockfiles of another revision; None when none of them changed."""
         if self.git is None:
-            raise InputError(self.source, "a history needs git revisions", "run snapdiff log A..B")
+            raise no_history(self.source)
         repo = self.git[0]
         files = _lockfiles(repo, revision)
         if not files:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 
-from ..errors import InputError, SnapdiffError
+from ..errors import SnapdiffError
 from ..model import Filters
 from .git.changed import MixedUnits
 from .git.process import GitError
@@ -22,6 +22,7 @@ from .kinds import (
     opened,
 )
 from .pair import Reading, SnapshotPair, revisions_of, whole_pair
+from .protocol import no_history
 from .snapshot import PageCache
 
 __all__ = ["HistoryPart", "history_parts", "load_history", "load_sequence"]
@@ -40,7 +41,7 @@ def load_history(
     with opened() as repos:
         source = open_source(start, options, repos)
         if not (source.can.steps and source.git):
-            raise InputError(start, "a history needs git revisions", "run snapdiff log A..B")
+            raise no_history(start)
         repo, _ = source.git
         commits = repo.first_parent_commits(start, end)
         if not source.can.changed_only:
@@ -54,7 +55,7 @@ def load_history(
 def _at(source: Source) -> tuple[GitRepo, Revision]:
     """The repository and revision of a source that steps through a history."""
     if source.git is None:  # `load_history` and `_halved` let only revisions through
-        raise InputError("log", "a history needs git revisions", "run snapdiff log A..B")
+        raise no_history("log")
     return source.git
 
 

@@ -13,7 +13,7 @@ from .directory import read_directory
 from .git.reader import Progress, quiet, readable
 from .git.repo import GitRepo, Revision, TreeFile
 from .pages import MAX_PAGE_BYTES, is_catalogue_path, is_page_content
-from .protocol import Can, LoadOptions, Source
+from .protocol import Can, LoadOptions, Source, no_history
 from .snapshot import PageBytes, PageCache, Problems, build_snapshot
 
 if TYPE_CHECKING:
@@ -51,7 +51,7 @@ class DirectorySource:
         return {raw.digest for raw in self.raws}
 
     def at(self, revision: Revision, options: LoadOptions) -> Source | None:
-        raise InputError(self.path, "a history needs git revisions", "run snapdiff log A..B")
+        raise no_history(self.path)
 
     def load(self, cache: PageCache) -> Snapshot:
         return pages_snapshot(self.path, self.raws, cache, self.problems, self.progress)

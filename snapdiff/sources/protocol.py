@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
+from ..errors import InputError
 from ..model import Graph, Snapshot
 from .git.reader import Progress, quiet
 from .git.repo import GitRepo, Revision
@@ -15,7 +16,7 @@ from .snapshot import PageCache, Problems
 if TYPE_CHECKING:  # msgspec: only when an index is read
     from .mirror.nodes import Interned
 
-__all__ = ["Can", "LoadOptions", "Source"]
+__all__ = ["Can", "LoadOptions", "Source", "no_history"]
 
 
 @dataclass(frozen=True)
@@ -64,3 +65,8 @@ class LoadOptions:
     # told both sides' graphs once both are read, before NEW's pages are built (the command
     # starts working out the causes of rebuilds there: `diff_snapshots(started=...)`)
     graphs: Callable[[Graph, Graph], None] | None = None
+
+
+def no_history(where: str) -> InputError:
+    """What `log` says of an input that is no git revision (`Source.at` of such a kind)."""
+    return InputError(where, "a history needs git revisions", "run snapdiff log A..B")

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, ClassVar
 from ...errors import InputError
 from ...model import Graph, Snapshot
 from ..git.repo import GitRepo, Revision, TreeFile
-from ..protocol import Can, LoadOptions, Source
+from ..protocol import Can, LoadOptions, Source, no_history
 from ..snapshot import PageCache, Problems
 from .index import Read, graph_of, is_index_file, lone_stack, read_indexes, snapshot_of
 from .layouts import MAX_INDEX_BYTES, Folder, Index, find_mirrors, index_of, is_url
@@ -55,7 +55,7 @@ class IndexSource:
         return set()  # built, not read: every page is compared in full
 
     def at(self, revision: Revision, options: LoadOptions) -> Source | None:
-        raise InputError(self.source, "a history needs git revisions", "run snapdiff log A..B")
+        raise no_history(self.source)
 
     def load(self, cache: PageCache) -> Snapshot:
         if self.snapshot is None:
