@@ -26,9 +26,10 @@ __all__ = [
 ]
 
 _TOKEN = re.compile(r"[0-9]+|[a-zA-Z]+")
-# Infinity words beat every number; later in this tuple is higher. Exactly Spack's
-# `infinity_versions`: any other word (`nightly` too) is an ordinary string, below every number.
-_INFINITY = ("stable", "trunk", "head", "master", "main", "develop")
+# Infinity words beat every number; later in this tuple is higher. Exactly Spack 1.0's
+# `infinity_versions` (spack/spack#49098 added `nightly`): any other word is an ordinary string,
+# below every number.
+_INFINITY = ("stable", "nightly", "trunk", "head", "master", "main", "develop")
 _INFINITY_RANK = {word: rank for rank, word in enumerate(_INFINITY)}
 # A trailing word and its optional number, as Spack reads them: `final` is the release itself.
 _PRERELEASE = {"alpha": 0, "beta": 1, "rc": 2, "final": 3}

