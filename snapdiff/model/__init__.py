@@ -30,6 +30,7 @@ from .records import (
     configuration_of,
     counted_apart,
 )
+from .related import compiler_family, related, target_family
 
 __all__ = [
     "NOTHING",
@@ -50,6 +51,7 @@ __all__ = [
     "Spellings",
     "Tally",
     "canonical_json",
+    "compiler_family",
     "configuration_from",
     "configuration_of",
     "counted_apart",
@@ -57,6 +59,8 @@ __all__ = [
     "normal_compiler",
     "normal_variant",
     "normal_variants",
+    "related",
     "renamed",
+    "target_family",
     "written_as",
 ]

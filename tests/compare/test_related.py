@@ -1,0 +1,64 @@
+"""Related builds (SPEC sections 2a and 6): platform, target family, compiler family."""
+
+from __future__ import annotations
+
+import pytest
+
+from snapdiff.model import compiler_family, related, target_family
+
+LINUX = ("linux", "linux")
+
+
+@pytest.mark.parametrize(
+    ("target", "family"),
+    [
+        ("zen3", "x86_64"),
+        ("x86_64_v3", "x86_64"),
+        ("skylake_avx512", "x86_64"),
+        ("neoverse_v2", "aarch64"),
+        ("m1", "aarch64"),
+        ("power9le", "ppc64le"),
+        ("not-a-target", "not-a-target"),  # unknown to archspec: a family of its own
+    ],
+)
+def test_target_families_are_archspecs(target: str, family: str) -> None:
+    assert target_family(target) == family
+
+
+@pytest.mark.parametrize(
+    ("compiler", "family"),
+    [
+        ("gcc@7.5.0", "gcc"),
+        ("gcc@=13.2.0", "gcc"),
+        ("oneapi@2023.2.1", "intel-oneapi-compilers"),
+        ("intel-oneapi-compilers@2024.0.2", "intel-oneapi-compilers"),
+        ("intel@2021.10.0", "intel-oneapi-compilers-classic"),
+        ("clang@16", "llvm"),
+        ("none", "none"),
+    ],
+)
+def test_compiler_families_are_spack_1_packages(compiler: str, family: str) -> None:
+    assert compiler_family(compiler) == family
+
+
+@pytest.mark.parametrize(
+    ("platforms", "targets", "compilers", "expected"),
+    [
+        (LINUX, ("zen3", "x86_64_v3"), ("gcc@7.5.0", "gcc@10.4.0"), True),
+        (("cray", "linux"), ("zen2", "zen2"), ("gcc@12", "gcc@12"), True),  # cray folded in
+        (("linux", "darwin"), ("m1", "m1"), ("none", "none"), False),
+        (LINUX, ("neoverse_v2", "x86_64_v3"), ("gcc@12", "gcc@12"), False),
+        (LINUX, ("zen3", "zen3"), ("nvhpc@23.7", "oneapi@2023.2.1"), False),
+        (LINUX, ("zen3", "zen3"), ("oneapi@2023.2.1", "intel-oneapi-compilers@2024.0.2"), True),
+        (LINUX, ("zen3", "zen3"), ("intel@2021.10.0", "oneapi@2023.2.1"), False),
+        (LINUX, ("zen3", "zen3"), ("gcc@12", "none"), True),
+        (LINUX, ("zen3", "zen3"), ("none", "nvhpc@24.7"), True),
+    ],
+)
+def test_related(
+    platforms: tuple[str, str],
+    targets: tuple[str, str],
+    compilers: tuple[str, str],
+    expected: bool,
+) -> None:
+    assert related(platforms, targets, compilers) is expected
