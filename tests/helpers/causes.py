@@ -238,10 +238,13 @@ def load(path: Path) -> Side:
             stack = parent.parent.name if parent.name == "build_cache" else "root"
             _read_index(side, stack or "root", data)
         return side
+    locks = sorted(path.rglob("spack.lock"))
     for index in sorted(path.rglob("index.json")):
+        if index.parent.name == ".spack-db" and (index.parent.parent / "spack.lock") in locks:
+            continue  # an environment's install database is not a second side
         rel = index.relative_to(path).parts
         _read_index(side, rel[0] if len(rel) > 2 else "root", json.loads(index.read_text()))
-    for lock in sorted(path.rglob("spack.lock")):
+    for lock in locks:
         _read_lock(side, lock.parent.relative_to(path).as_posix(), json.loads(lock.read_text()))
     return side
 
