@@ -64,7 +64,7 @@ def node(
 def lock(
     path: Path,
     nodes: dict[str, Node],
-    roots: list[tuple[str, str]] = (),  # type: ignore[assignment]
+    roots: list[tuple[str, str]] | None = None,
     version: int = 5,
     spack: str = "0.21.0",
 ) -> Path:
@@ -73,7 +73,7 @@ def lock(
             {
                 "_meta": {"file-type": "spack-lockfile", "lockfile-version": version},
                 "spack": {"version": spack, "type": "git", "commit": "c0"},
-                "roots": [{"hash": h, "spec": s} for s, h in roots],
+                "roots": [{"hash": h, "spec": s} for s, h in roots or []],
                 "concrete_specs": {h: {**n, "hash": h} for h, n in nodes.items()},
             }
         )
@@ -170,7 +170,7 @@ def test_a_root_text_names_its_leading_package(text: str, name: str) -> None:
     ],
 )
 def test_a_candidate_of_another_family_is_never_paired(
-    tmp_path: Path, before: dict[str, str], after: dict[str, str]
+    tmp_path: Path, before: dict[str, Any], after: dict[str, Any]
 ) -> None:
     """The only candidate crosses a family: the new spec is a new build, not rebuilt."""
     old, new = pair(tmp_path, {"o1": node("zlib", **before)}, {"n1": node("zlib", **after)})
@@ -271,6 +271,8 @@ def test_a_namespace_move_is_an_own_change_and_cascades(tmp_path: Path) -> None:
     ]
     assert found["hash_scheme"] == []
     assert check(found, old_path, new_path) == []
+    said = {**found, "triggers": [], "cascades": [], "hash_scheme": ["a1", "z1"]}
+    assert "hash_scheme z1 differs from z0 in namespace" in check(said, old_path, new_path)
 
 
 @pytest.mark.parametrize(
