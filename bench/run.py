@@ -353,7 +353,7 @@ def check_index_truth(base: Path) -> str:
         ),
     }
     expected = {
-        "specs_added": truth["rebuilt"] + len(truth["new_builds"]),
+        "specs_added": truth["rebuilt"] + len(truth["built"]),
         "specs_removed": truth["rebuilt"] + len(truth["removed"]),
         "paired (rebuilt, upgrade, downgrade, migration)": truth["rebuilt"],
     }

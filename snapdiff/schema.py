@@ -184,8 +184,11 @@ TriggerJSON = TypedDict(
         "name": str,
         "predecessor": str,
         "changes": list[OwnChange],
-        # per change: a version, os, target, compiler or package hash (`recipe`) as a string;
-        # variants and dependencies as the sorted tokens only that side has
+        # per change: a version, os, target, platform, compiler, namespace, package hash
+        # (`recipe`) or external (`built`, `external PATH`) as a string; variants as the sorted
+        # tokens only that side has; dependencies as the names only that side has and, for a
+        # dependency resolved to another existing build, that build as a spec text naming what
+        # tells the two apart (`automake@1.16.5 ^autoconf@2.71`)
         "from": dict[str, str | list[str]],
         "to": dict[str, str | list[str]],
         "cascade": list[str],
@@ -194,6 +197,29 @@ TriggerJSON = TypedDict(
         "packages": list[CascadePackageJSON],  # the cascade by package, most specs first
     },
 )
+
+
+class NewBuildJSON(TypedDict):
+    hash: str
+    name: str
+    cascade: list[str]
+    cascade_build_only: list[str]
+
+
+MoveJSON = TypedDict(
+    "MoveJSON",
+    {
+        "dimension": OwnChange,
+        "from": list[str],  # one value each, as SPEC section 6 writes it
+        "to": list[str],
+        "specs": int,  # the rebuilt specs that made it
+    },
+)
+
+# The Spack versions and formats each side records (`Spack 0.20, lockfile v4`); `evidence`:
+# `formats` when their versions differ, `rehashed` when only records equal in every field with a
+# new hash show it; `kept`: the specs whose hash both sides hold.
+SchemeJSON = TypedDict("SchemeJSON", {"from": str, "to": str, "evidence": str, "kept": int})
 
 
 class CascadeJSON(TypedDict):
@@ -212,9 +238,12 @@ class MissingDependencyJSON(TypedDict):
 
 
 class RebuildsJSON(TypedDict):
-    """SPEC section 6: why specs were rebuilt, when both sides are build-cache indexes."""
+    """SPEC section 6: why specs were rebuilt, when both sides carry a dependency graph."""
 
+    scheme: SchemeJSON | None
+    moves: list[MoveJSON]
     triggers: list[TriggerJSON]
+    new_builds: list[NewBuildJSON]
     cascades: list[CascadeJSON]
     hash_scheme: list[str]
     unexplained: list[str]

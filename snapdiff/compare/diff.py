@@ -16,7 +16,7 @@ from .coverage import stack_coverage
 from .environments import environment_changes
 from .filters import apply_filters, check_filters, in_question
 from .package import Asked, Key, Moves, package_change, page_entries
-from .rebuilds import narrow_rebuilds, rebuild_causes
+from .rebuilds import narrow_rebuilds, rebuild_causes, rebuild_scheme
 
 if TYPE_CHECKING:
     from .causesapart import CausesApart
@@ -249,6 +249,8 @@ def _report(
     stacks = stack_coverage(old_pages, new_pages, differing, new.rest)
     summary = _summary(packages, stacks.changes)
     rebuilds, notes = causes.joined()
+    if rebuilds is not None:
+        rebuilds = dataclasses.replace(rebuilds, scheme=rebuild_scheme(old, new, rebuilds))
     # what the reports carry of paths and page data, on one line and valid UTF-8
     warnings = tuple(sorted({printable(w) for w in (*old.warnings, *new.warnings, *notes)}))
     return Report(

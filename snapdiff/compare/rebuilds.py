@@ -1,20 +1,31 @@
-"""Why specs were rebuilt (SPEC section 6): triggers, their cascades through new edges, the
-hash-scheme and unexplained rest, and binaries the new cache lacks. No I/O."""
+"""Why specs were rebuilt (SPEC section 6): triggers and new builds, the cascades they cause
+through new edges, the hash-scheme and unexplained rest, the moves most rebuilt specs made, a
+change of Spack's hash scheme, and binaries the new cache lacks. No I/O."""
 
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
 from itertools import chain, compress
 from operator import attrgetter, itemgetter, not_, or_
-from typing import cast
+from typing import Any, cast
 
-from ..model import Graph, Node
-from ..report import Cascade, MissingDependency, Rebuilds, Trigger
-from .predecessors import OwnChanges, own_changes, pair_predecessors
+from ..model import Graph, Node, Snapshot
+from ..report import (
+    MOVE_DIMENSIONS,
+    Cascade,
+    MissingDependency,
+    Move,
+    NewBuild,
+    Rebuilds,
+    Scheme,
+    Trigger,
+)
+from .ownchanges import OwnChanges, own_changes
+from .predecessors import pair_predecessors
 
-__all__ = ["missing_dependencies", "narrow_rebuilds", "rebuild_causes"]
+__all__ = ["missing_dependencies", "narrow_rebuilds", "rebuild_causes", "rebuild_scheme"]
 
 Nodes = Mapping[str, Node]
 # What a rebuilt spec with no own change reaches by new edges: the triggers (by any path, by
@@ -32,7 +43,9 @@ _OUTSIDE: Reach = (_NONE, _NONE, True)  # an edge to a hash no rebuilt spec has
 
 class _Walk:
     """One memoised depth-first walk down the new edges of the rebuilt specs with no own change:
-    each spec finished once, from its dependencies' results (linear in specs and edges)."""
+    each spec finished once, from its dependencies' results (linear in specs and edges).
+    `triggers`: every cause a walk stops at, the rebuilt specs with an own change and the new
+    builds."""
 
     def __init__(self, new: Nodes, old: Nodes, rebuilt: set[str], triggers: set[str]):
         self.new, self.rebuilt, self.triggers = new, rebuilt, triggers
@@ -92,6 +105,8 @@ class _Walk:
         return reach
 
     def _outside(self, digest: str) -> Reach:
+        """A hash not finished: a rebuilt spec (the edge closes a cycle), else one with no
+        record in `new` (every other hash only `new` holds is a trigger or a new build)."""
         return _NOTHING if digest in self.rebuilt else _OUTSIDE
 
     def _one(self, found: frozenset[str]) -> frozenset[str]:
@@ -168,6 +183,21 @@ def _cascades(walk: _Walk, specs: list[str], pairs: Mapping[str, str], new: Node
     return list(map(Cascade, caused, names, map(pairs.__getitem__, caused), causes))
 
 
+def _new_build(digest: str, reached: _Reached, new: Graph) -> NewBuild:
+    stacks, packages = _spread(digest, reached.parts[digest], new)
+    node = new.nodes[digest]
+    return NewBuild(
+        digest,
+        node.name,
+        node.version,
+        tuple(sorted(chain.from_iterable(reached.cascade[digest]))),
+        tuple(sorted(chain.from_iterable(reached.build_only[digest]))),
+        stacks,
+        packages,
+        _packages_of(reached.build_parts[digest]),
+    )
+
+
 def _trigger(
     digest: str, pairs: Mapping[str, str], own: OwnChanges, reached: _Reached, new: Graph
 ) -> Trigger:
@@ -191,7 +221,9 @@ def _trigger(
 def _held(nodes: Nodes) -> set[str]:
     """The hashes of the records that hold a binary or are externals."""
     return set(
-        compress(nodes, map(or_, map(_BINARY, nodes.values()), map(_EXTERNAL, nodes.values())))
+        compress(
+            nodes, map(or_, map(_BINARY, nodes.values()), map(bool, map(_EXTERNAL, nodes.values())))
+        )
     )
 
 
@@ -234,14 +266,44 @@ def _triggers(pairs: Mapping[str, str], old: Nodes, new: Nodes) -> dict[str, Own
     return found
 
 
+def _root_pairs(old: Graph, new: Graph) -> list[tuple[str, str]]:
+    """(new, old) hashes of the roots whose text each side writes once (SPEC section 6: paired
+    first, when they are related)."""
+    once = [
+        {key: digest for key, digest in side.roots if counted[key] == 1}
+        for side in (old, new)
+        for counted in [Counter(key for key, _ in side.roots)]
+    ]
+    return [(digest, once[0][key]) for key, digest in once[1].items() if key in once[0]]
+
+
+def _moves(triggers: Iterable[Trigger], rebuilt: int) -> tuple[Move, ...]:
+    """The own changes of one dimension, one value to one value, made by at least half the
+    rebuilt specs: most specs first, then by dimension and values."""
+    counted: Counter[tuple[str, str, str]] = Counter()
+    for trigger in triggers:
+        before, after = dict(trigger.before), dict(trigger.after)
+        for dimension in MOVE_DIMENSIONS:
+            if dimension in trigger.changes:
+                counted[dimension, str(before[dimension]), str(after[dimension])] += 1
+    found = [
+        Move(cast(Any, dimension), was, now, n)
+        for (dimension, was, now), n in counted.items()
+        if rebuilt and 2 * n >= rebuilt
+    ]
+    return tuple(sorted(found, key=lambda m: (-m.specs, m.dimension, m.before, m.after)))
+
+
 def rebuild_causes(
     old: Graph, new: Graph, missing: bool = True
 ) -> tuple[Rebuilds, tuple[str, ...]]:
     """The causes of every rebuild between two sides' graphs, and warnings (cycles left out);
     with `missing=False`, no missing dependencies (`missing_dependencies` says them)."""
-    pairs = pair_predecessors(old.nodes, new.nodes)
+    pairs = pair_predecessors(old.nodes, new.nodes, _root_pairs(old, new))
     own = _triggers(pairs, old.nodes, new.nodes)
-    walk = _Walk(new.nodes, old.nodes, set(pairs), set(own))
+    built = set(compress(new.nodes, map(not_, map(old.nodes.__contains__, new.nodes))))
+    built.difference_update(pairs)  # only `new` holds them, with no predecessor: new builds
+    walk = _Walk(new.nodes, old.nodes, set(pairs), set(own) | built)
     specs = sorted(walk.todo)  # every rebuilt spec with no own change
     for digest in specs:
         if digest in walk.todo:
@@ -249,12 +311,16 @@ def rebuild_causes(
     reached = _Reached(walk, specs, new)
     found = [_trigger(d, pairs, own[d], reached, new) for d in own]
     found.sort(key=lambda t: (-len(t.cascade), t.name, t.hash))
+    causing = [_new_build(d, reached, new) for d in built if reached.cascade[d]]
+    causing.sort(key=lambda b: (-len(b.cascade), b.name, b.hash))
     rebuilds = Rebuilds(
         tuple(found),
         tuple(_cascades(walk, specs, pairs, new.nodes)),
         tuple(sorted(reached.scheme)),
         tuple(sorted(reached.unexplained)),
         missing_dependencies(old.nodes, new.nodes) if missing else (),
+        tuple(causing),
+        _moves(found, len(pairs)),
     )
     return rebuilds, _cycle_warnings(walk.cycles)
 
@@ -269,30 +335,78 @@ def _cycle_warnings(cycles: list[tuple[str, str]]) -> tuple[str, ...]:
     )
 
 
+def _narrowed(cause: Any, kept: Callable[[str], bool], new: Graph) -> Any:
+    """A trigger or new build with its cascade narrowed to the specs kept; None when neither
+    it nor a spec of its cascade is kept."""
+    cascade = tuple(filter(kept, cause.cascade))
+    if not cascade and not kept(cause.hash):
+        return None
+    stacks, packages = _spread(cause.hash, [_group(list(cascade), new)], new)
+    build_only = tuple(filter(kept, cause.cascade_build_only))
+    return replace(
+        cause,
+        cascade=cascade,
+        cascade_build_only=build_only,
+        stacks=stacks,
+        packages=packages,
+        packages_build_only=_packages_of([_group(list(build_only), new)]),
+    )
+
+
 def narrow_rebuilds(rebuilds: Rebuilds, kept: Callable[[str], bool], new: Graph) -> Rebuilds:
-    """The causes of the specs the filters keep: the walk ran on the whole graph; a trigger
-    stays when it or a spec of its cascade is kept, with its cascade narrowed to those."""
-    triggers = []
-    for trigger in rebuilds.triggers:
-        cascade = tuple(filter(kept, trigger.cascade))
-        if cascade or kept(trigger.hash):
-            stacks, packages = _spread(trigger.hash, [_group(list(cascade), new)], new)
-            build_only = tuple(filter(kept, trigger.cascade_build_only))
-            triggers.append(
-                replace(
-                    trigger,
-                    cascade=cascade,
-                    cascade_build_only=build_only,
-                    stacks=stacks,
-                    packages=packages,
-                    packages_build_only=_packages_of([_group(list(build_only), new)]),
-                )
-            )
-    triggers.sort(key=lambda t: (-len(t.cascade), t.name, t.hash))
+    """The causes of the specs the filters keep: the walk ran on the whole graph; a trigger or
+    new build stays when it or a spec of its cascade is kept, with its cascade narrowed to
+    those (a new build that causes nothing kept is left out)."""
+    order = lambda t: (-len(t.cascade), t.name, t.hash)  # noqa: E731
+    triggers = sorted(filter(None, (_narrowed(t, kept, new) for t in rebuilds.triggers)), key=order)
+    built = (_narrowed(b, kept, new) for b in rebuilds.new_builds)
+    causing = sorted((b for b in built if b is not None and b.cascade), key=order)
+    cascades = tuple(c for c in rebuilds.cascades if kept(c.hash))
+    hash_scheme = tuple(filter(kept, rebuilds.hash_scheme))
+    unexplained = tuple(filter(kept, rebuilds.unexplained))
+    rebuilt = len(triggers) + len(cascades) + len(hash_scheme) + len(unexplained)
     return Rebuilds(
         tuple(triggers),
-        tuple(c for c in rebuilds.cascades if kept(c.hash)),
-        tuple(filter(kept, rebuilds.hash_scheme)),
-        tuple(filter(kept, rebuilds.unexplained)),
+        cascades,
+        hash_scheme,
+        unexplained,
         tuple(m for m in rebuilds.missing_dependencies if kept(m.hash)),
+        tuple(causing),
+        _moves(triggers, rebuilt),
+        rebuilds.scheme,
     )
+
+
+def _formats(snapshot: Snapshot) -> dict[str, set[str]]:
+    """The formats and Spack versions a side's environments record, by kind."""
+    found: dict[str, set[str]] = {}
+    for environment in snapshot.environments:
+        for kind, value in (
+            ("Spack", environment.spack_version),
+            ("lockfile", environment.lockfile and f"v{environment.lockfile}"),
+            ("database", environment.database and f"v{environment.database}"),
+        ):
+            if value:
+                found.setdefault(kind, set()).add(str(value))
+    return found
+
+
+def _spelled(formats: dict[str, set[str]]) -> str:
+    return ", ".join(f"{kind} {', '.join(sorted(formats[kind]))}" for kind in sorted(formats))
+
+
+def rebuild_scheme(old: Snapshot, new: Snapshot, rebuilds: Rebuilds) -> Scheme | None:
+    """A change of Spack's hash scheme (SPEC section 6): known when the two sides' lockfile or
+    database versions differ, or when no hash is kept and records with no dependencies, equal
+    in every field, were rehashed (hash-scheme specs with no edge)."""
+    if old.graph is None or new.graph is None:
+        return None
+    was, now = _formats(old), _formats(new)
+    kept = len(old.graph.nodes.keys() & new.graph.nodes.keys())
+    differ = any(was.get(k) != now.get(k) for k in ("lockfile", "database") if k in was or k in now)
+    if differ:
+        return Scheme(_spelled(was), _spelled(now), "formats", kept)
+    nodes = new.graph.nodes
+    if kept or not any(not nodes[d].deps for d in rebuilds.hash_scheme):
+        return None
+    return Scheme(_spelled(was), _spelled(now), "rehashed", kept)

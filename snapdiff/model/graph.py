@@ -39,7 +39,9 @@ class Node(msgspec.Struct, frozen=True, gc=False):
     compiler: str  # Spack's spelling, `none` when the record names none
     variants: tuple[str, ...]  # sorted, `patches` included, flags left out
     package_hash: str
-    external: bool
+    namespace: str  # the package repository (`builtin`), "" when the record names none
+    # () when built; an external's (path, module) as recorded ("" for what it lacks)
+    external: tuple[str, ...]
     binary: bool  # the cache holds its binary (`in_buildcache`)
     kinds: tuple[EdgeKind, ...]  # its edges sorted by (name, hash), each once: their kinds
     deps: tuple[str, ...]  # and their hashes (two flat tuples: no object per edge)
@@ -56,3 +58,6 @@ class Graph:
 
     nodes: Mapping[str, Node]
     stacks: Mapping[str, tuple[str, ...]]  # by hash: the indexes holding the record, sorted
+    # an environment's roots whose hash names a node of the package their text names: (where
+    # and what was written: environment, included environment, group, text; the hash)
+    roots: tuple[tuple[str, str], ...] = ()

@@ -312,7 +312,20 @@ def render_json(report: Report) -> str:
 def _rebuilds(rebuilds: Rebuilds) -> RebuildsJSON:
     """SPEC section 6's `rebuilds`, plus each trigger's cascade by package and the count of
     distinct rebuilt specs."""
+    scheme = rebuilds.scheme
     return {
+        "scheme": None
+        if scheme is None
+        else {
+            "from": scheme.before,
+            "to": scheme.after,
+            "evidence": scheme.evidence,
+            "kept": scheme.kept,
+        },
+        "moves": [
+            {"dimension": m.dimension, "from": [m.before], "to": [m.after], "specs": m.specs}
+            for m in rebuilds.moves
+        ],
         "triggers": [
             {
                 "hash": t.hash,
@@ -327,6 +340,15 @@ def _rebuilds(rebuilds: Rebuilds) -> RebuildsJSON:
                 "packages": [{"name": name, "specs": n} for name, n in t.packages],
             }
             for t in rebuilds.triggers
+        ],
+        "new_builds": [
+            {
+                "hash": b.hash,
+                "name": b.name,
+                "cascade": list(b.cascade),
+                "cascade_build_only": list(b.cascade_build_only),
+            }
+            for b in rebuilds.new_builds
         ],
         "cascades": [
             {"hash": c.hash, "name": c.name, "predecessor": c.predecessor, "causes": list(c.causes)}

@@ -11,9 +11,10 @@ from dataclasses import dataclass
 from itertools import repeat
 from operator import attrgetter
 
-from ..report import MissingDependency, Rebuilds, Report, Sentence, Trigger, counted
+from ..report import MissingDependency, Rebuilds, Report, Sentence, counted
 from ..report.causes import (
     Cause,
+    Causing,
     cause_sentence,
     causes,
     first_screen,
@@ -79,7 +80,7 @@ def _names(report: Report, rebuilds: Rebuilds) -> dict[str, str]:
     return names
 
 
-def _whole(trigger: Trigger) -> bool:
+def _whole(trigger: Causing) -> bool:
     """Whether a trigger's own counts are of all its cascade (records made without them are
     not)."""
     counted = sum(n for _, n in trigger.packages)
@@ -87,7 +88,7 @@ def _whole(trigger: Trigger) -> bool:
     return counted == len(trigger.cascade) and build == len(trigger.cascade_build_only)
 
 
-def _counted(cause: Cause, triggers: Mapping[str, Trigger]) -> tuple[PackageCount, ...] | None:
+def _counted(cause: Cause, triggers: Mapping[str, Causing]) -> tuple[PackageCount, ...] | None:
     """A cause's specs by package from its triggers' own counts, with no look-up per spec: when
     each trigger's counts are whole and their cascades are disjoint (then a spec's build-only
     part is its trigger's). None otherwise."""
@@ -108,7 +109,8 @@ def rebuilt_rows(report: Report, found: list[Cause]) -> list[RebuiltRow]:
     rebuilds = report.rebuilds
     if rebuilds is None or not rebuilds.rebuilt:
         return []
-    triggers = {t.hash: t for t in rebuilds.triggers}
+    triggers: dict[str, Causing] = {t.hash: t for t in rebuilds.triggers}
+    triggers.update((b.hash, b) for b in rebuilds.new_builds)
     counts = [_counted(c, triggers) for c in found]
     names: dict[str, str] = {}  # each spec's package, when some rows need it (a look-up a spec)
     if None in counts or rebuilds.hash_scheme or rebuilds.unexplained:

@@ -4,7 +4,17 @@ every format says of why specs were rebuilt (`causes`). No I/O."""
 from __future__ import annotations
 
 from .labels import Labeller, OneTag, counted, one_tag
-from .rebuilds import Cascade, MissingDependency, OwnChange, Rebuilds, Trigger
+from .rebuilds import (
+    MOVE_DIMENSIONS,
+    Cascade,
+    MissingDependency,
+    Move,
+    NewBuild,
+    OwnChange,
+    Rebuilds,
+    Scheme,
+    Trigger,
+)
 from .records import (
     SCHEMA_VERSION,
     Change,
@@ -34,6 +44,7 @@ from .records import (
 )
 
 __all__ = [
+    "MOVE_DIMENSIONS",
     "SCHEMA_VERSION",
     "Cascade",
     "Change",
@@ -46,6 +57,8 @@ __all__ = [
     "GateOutcome",
     "Labeller",
     "MissingDependency",
+    "Move",
+    "NewBuild",
     "OneTag",
     "OwnChange",
     "PackageChange",
@@ -55,6 +68,7 @@ __all__ = [
     "Respelled",
     "RootCount",
     "RootSpec",
+    "Scheme",
     "Sentence",
     "Side",
     "SideName",

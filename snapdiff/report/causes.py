@@ -10,8 +10,18 @@ from dataclasses import dataclass
 from itertools import chain
 from operator import attrgetter, not_
 
+from ..versions import version_key
 from .labels import counted
-from .rebuilds import FieldValue, MissingDependency, OwnChange, Rebuilds, Trigger
+from .rebuilds import (
+    FieldValue,
+    MissingDependency,
+    Move,
+    NewBuild,
+    OwnChange,
+    Rebuilds,
+    Scheme,
+    Trigger,
+)
 from .records import Report, Sentence, Words
 
 _HASH = attrgetter("hash")
@@ -19,10 +29,13 @@ _HASH = attrgetter("hash")
 __all__ = [
     "FIRST_SCREEN_CAUSES",
     "Cause",
+    "Causing",
     "cause_sentence",
     "causes",
     "first_screen",
     "hash_scheme",
+    "move_sentence",
+    "scheme_sentence",
     "shown",
     "unexplained",
 ]
@@ -35,52 +48,64 @@ STACK_ROOT = "root"  # the merged cache: not a stack in any count (SPEC section 
 
 @dataclass(frozen=True, slots=True)
 class Cause:
-    """The triggers of one package with the same own changes and values (the same bump in
-    several configurations or stacks): one line, counting distinct cascade specs."""
+    """One distinct change and the triggers that made it (the same bump in several
+    configurations or stacks, or one dependency switch in several packages), or the new builds
+    of one package and version: one line, counting distinct cascade specs."""
 
-    name: str
-    changes: tuple[OwnChange, ...]
+    name: str  # the package that changed; "" for a dependency switch made in several
+    names: tuple[str, ...]  # the packages of its triggers, sorted
+    changes: tuple[OwnChange, ...]  # none for new builds
     before: tuple[tuple[str, FieldValue], ...]
     after: tuple[tuple[str, FieldValue], ...]
     version: str  # of the first trigger: the same in all when "version" is no change
-    triggers: tuple[str, ...]  # their hashes, sorted
+    triggers: tuple[str, ...]  # their hashes (or the new builds'), sorted
     # what is counted, not listed (no order): the distinct cascade specs of any of them, and
     # those reached through a build edge from every one reaching them
     cascade: frozenset[str]
     build_only: frozenset[str]
     stacks: tuple[str, ...]  # stacks holding a trigger or a cascade spec, `root` left out
+    new_build: bool = False
 
 
-def _linked(triggers: Iterable[Trigger]) -> set[str]:
+Causing = Trigger | NewBuild  # what a cascade is reached from
+
+
+def _linked(triggers: Iterable[Causing]) -> set[str]:
     """The cascade specs some of these triggers reach through a link or run path."""
     return set().union(*(set(t.cascade).difference(t.cascade_build_only) for t in triggers))
 
 
-def _cause(triggers: list[Trigger]) -> Cause:
-    """The triggers of one group as one cause."""
-    first = triggers[0]
-    if len(triggers) == 1:
+def _cause(group: list[Causing], name: str) -> Cause:
+    """The triggers (or new builds) of one group as one cause."""
+    first = group[0]
+    if len(group) == 1:
         cascade, build_only = frozenset(first.cascade), frozenset(first.cascade_build_only)
     else:  # build-only: through build edges from every trigger reaching it
-        cascade = frozenset().union(*(t.cascade for t in triggers))
-        build_only = cascade.difference(_linked(triggers))
-    stacks = {s for t in triggers for s in t.stacks} - {STACK_ROOT}
+        cascade = frozenset().union(*(t.cascade for t in group))
+        build_only = cascade.difference(_linked(group))
+    stacks = {s for t in group for s in t.stacks} - {STACK_ROOT}
+    built = isinstance(first, NewBuild)
     return Cause(
-        first.name,
-        first.changes,
-        first.before,
-        first.after,
+        name,
+        tuple(sorted({t.name for t in group})),
+        () if isinstance(first, NewBuild) else first.changes,
+        () if isinstance(first, NewBuild) else first.before,
+        () if isinstance(first, NewBuild) else first.after,
         first.version,
-        tuple(sorted(t.hash for t in triggers)),
+        tuple(sorted(t.hash for t in group)),
         cascade,
         build_only,
         tuple(sorted(stacks)),
+        built,
     )
 
 
 def _group(trigger: Trigger) -> tuple[object, ...]:
-    """What triggers said in one line share: package, changes and values; for a recipe, the
-    version rather than the package hashes (which differ between configurations)."""
+    """What triggers said in one line share: package (none for a dependency switch alone, the
+    same in any package), changes and values; for a recipe, the version rather than the package
+    hashes (which differ between configurations)."""
+    if trigger.changes == ("dependencies",):
+        return ("", trigger.changes, trigger.before, trigger.after)
     if "recipe" not in trigger.changes:
         return (trigger.name, trigger.changes, trigger.before, trigger.after)
     before = tuple(item for item in trigger.before if item[0] != "recipe")
@@ -89,15 +114,30 @@ def _group(trigger: Trigger) -> tuple[object, ...]:
     return (trigger.name, trigger.changes, before, after, version)
 
 
+def _moved(trigger: Trigger, moves: Iterable[Move]) -> bool:
+    """Whether every own change of a trigger is one of the moves (counted under them)."""
+    before, after = dict(trigger.before), dict(trigger.after)
+    made = {(m.dimension, m.before, m.after) for m in moves}
+    return all((kind, before[kind], after[kind]) in made for kind in trigger.changes)
+
+
 def causes(rebuilds: Rebuilds) -> list[Cause]:
-    """Triggers grouped by package, changes and values; most cascade specs first, then name,
+    """Triggers grouped by distinct change (a trigger whose every change is a move is counted
+    under the move), new builds by package and version; most cascade specs first, then name,
     then the change (ties broken by content)."""
-    groups: dict[tuple[object, ...], list[Trigger]] = {}
+    groups: dict[tuple[object, ...], list[Causing]] = {}
     for t in rebuilds.triggers:
-        groups.setdefault(_group(t), []).append(t)
-    found = [_cause(group) for group in groups.values()]
+        if not (rebuilds.moves and _moved(t, rebuilds.moves)):
+            groups.setdefault(_group(t), []).append(t)
+    for b in rebuilds.new_builds:
+        groups.setdefault(("new build", b.name, b.version), []).append(b)
+    found = [
+        _cause(group, str(key[0] if key[0] != "new build" else key[1]))
+        for key, group in groups.items()
+    ]
     return sorted(
-        found, key=lambda c: (-len(c.cascade), c.name, repr((c.changes, c.before, c.after)))
+        found,
+        key=lambda c: (-len(c.cascade), c.name, c.names, repr((c.changes, c.before, c.after))),
     )
 
 
@@ -109,8 +149,38 @@ def _slots(values: tuple[str, ...]) -> str:
     return ", ".join("{}" for _ in values)
 
 
+def _built(token: str) -> tuple[str, str]:
+    """A build said as a spec text (`py-setuptools@59.4.0 ^…`): its package and version."""
+    name, _, version = token.partition(" ")[0].partition("@")
+    return name, version
+
+
+def _lower(was: str, now: str) -> bool:
+    return bool(was and now) and version_key(now) < version_key(was)
+
+
+def _switches(said: Words, old: FieldValue, new: FieldValue) -> None:
+    """A dependency change: each dependency resolved to another build ("{} → {}", "a
+    downgrade" when its version went down), then the names only one side has."""
+    before = {_built(token)[0]: token for token in _tokens(old)}
+    after = {_built(token)[0]: token for token in _tokens(new)}
+    parts: list[tuple[str, tuple[str, ...]]] = []
+    for name in sorted(before.keys() & after.keys()):
+        lower = _lower(_built(before[name])[1], _built(after[name])[1])
+        parts.append(("{} → {}" + (" (a downgrade)" if lower else ""), (before[name], after[name])))
+    for which, mine, theirs in (("removed", before, after), ("added", after, before)):
+        only = tuple(mine[name] for name in sorted(mine.keys() - theirs.keys()))
+        if only:
+            parts.append((f"{_slots(only)} {which}", only))
+    said.say("dependency " if len(before.keys() | after.keys()) == 1 else "dependencies ")
+    said.say(", ".join(words for words, _ in parts), *(v for _, values in parts for v in values))
+
+
 def _change(said: Words, kind: str, old: FieldValue, new: FieldValue) -> None:
     """One own change: `target {} → {}`; tokens only one side has: `variants {} added`."""
+    if kind == "dependencies":
+        _switches(said, old, new)
+        return
     before, after = _tokens(old), _tokens(new)
     if before and after:
         said.say(f"{kind} {_slots(before)} → {_slots(after)}", *before, *after)
@@ -121,13 +191,33 @@ def _change(said: Words, kind: str, old: FieldValue, new: FieldValue) -> None:
         said.say(f"{kind} changed")
 
 
+PACKAGES_NAMED = 3  # packages named in a dependency switch's line, then "… and N more"
+
+
+def _packages(names: tuple[str, ...]) -> Words:
+    shown = names[:PACKAGES_NAMED]
+    said = Words().say(_slots(shown), *shown)
+    more = len(names) - len(shown)
+    return said.say(f" and {more:,} more packages" if more else "")
+
+
 def _head(cause: Cause) -> Words:
-    """The package and its own changes: "{} {} → {} (version)", "{} recipe changed, same
-    version"."""
+    """The change: "{} {} → {} (version)", "{} recipe changed, same version", "dependencies
+    {} → {} (in {}, {})", "a new build of {} {}"."""
     old, new = dict(cause.before), dict(cause.after)
+    several = f"in {counted(len(cause.triggers), 'spec')}" if len(cause.triggers) > 1 else ""
+    if cause.new_build:
+        said = Words().say("a new build of {} {}", cause.name, cause.version)
+        return said.say(f" ({several})" if several else "")
+    if not cause.name:  # a dependency switch, said once for every package making it
+        said = Words()
+        _switches(said, old["dependencies"], new["dependencies"])
+        package = _packages(cause.names)
+        said.say(" (in ").say("".join(package.words), *package.values)
+        n, specs = len(cause.names), len(cause.triggers)
+        return said.say(f"; {specs:,} specs)" if specs > max(n, 1) else ")")
     said = Words().say("{}", cause.name)
     version = "version" in cause.changes
-    several = f"in {counted(len(cause.triggers), 'spec')}" if len(cause.triggers) > 1 else ""
     if version:
         words = f" {{}} → {{}} (version{', ' + several if several else ''})"
         said.say(words, *_tokens(old.get("version", "")), *_tokens(new.get("version", "")))
@@ -170,8 +260,32 @@ def hash_scheme(n: int) -> Sentence:
 
 
 def unexplained(n: int) -> Sentence:
-    """The specs whose path down leaves the index."""
-    return Sentence(f"{counted(n, 'spec')} rebuilt for a cause not in this index")
+    """The specs whose path down leads to a hash with no record on the new side."""
+    its = "a dependency" if n == 1 else "dependencies"
+    return Sentence(f"{counted(n, 'spec')} rebuilt through {its} this side has no record of")
+
+
+def scheme_sentence(scheme: Scheme, rebuilt: int) -> Sentence:
+    """ "Spack's hash scheme changed ({} → {}): every spec has a new hash; below, what changed
+    besides" """
+    said = Words().say("Spack's hash scheme changed")
+    if scheme.before != scheme.after:
+        said.say(" ({} → {})", scheme.before or "not recorded", scheme.after or "not recorded")
+    if scheme.kept:
+        said.say(f": {counted(rebuilt, 'spec')} rebuilt, {scheme.kept:,} kept their hash")
+    else:
+        said.say(": every spec has a new hash")
+    if scheme.evidence == "rehashed":
+        said.say(", records equal in every field included")
+        if scheme.after and scheme.before == scheme.after:
+            said.say(" ({} on both sides)", scheme.after)
+    return said.say("; below, what changed besides").sentence()
+
+
+def move_sentence(move: Move, rebuilt: int) -> Sentence:
+    """ "target {} → {}: 296 of 298 rebuilt specs" """
+    what = f"{move.dimension} {{}} → {{}}: {move.specs:,} of {counted(rebuilt, 'rebuilt spec')}"
+    return Sentence(what, (move.before, move.after))
 
 
 def _several(found: list[Cause]) -> int:
@@ -252,14 +366,17 @@ def shown(report: Report) -> bool:
 def first_screen(
     report: Report, found: list[Cause] | None = None
 ) -> tuple[list[Sentence], Sentence | None]:
-    """The first screen's lines, in SPEC section 6's order: the largest causes, the hash-scheme
-    and unexplained specs, how many causes more, the distinct total; then the missing binaries
-    apart (a format may mark them). Nothing for pages. `found`: the report's `causes`, if known."""
+    """The first screen's lines, in SPEC section 6's order: a change of hash scheme, the moves,
+    the largest causes, the hash-scheme and unexplained specs, how many causes more, the
+    distinct total; then the missing binaries apart (a format may mark them). Nothing for
+    pages. `found`: the report's `causes`, if known."""
     rebuilds = report.rebuilds
     if rebuilds is None or not shown(report):
         return [], None
     found = causes(rebuilds) if found is None else found
-    lines = [cause_sentence(c) for c in found[:FIRST_SCREEN_CAUSES]]
+    lines = [scheme_sentence(rebuilds.scheme, rebuilds.rebuilt)] if rebuilds.scheme else []
+    lines += [move_sentence(move, rebuilds.rebuilt) for move in rebuilds.moves]
+    lines += [cause_sentence(c) for c in found[:FIRST_SCREEN_CAUSES]]
     if rebuilds.hash_scheme:
         lines.append(hash_scheme(len(rebuilds.hash_scheme)))
     if rebuilds.unexplained:

@@ -8,13 +8,38 @@ from typing import Literal
 
 import msgspec
 
-__all__ = ["Cascade", "MissingDependency", "OwnChange", "Rebuilds", "Trigger"]
+__all__ = [
+    "MOVE_DIMENSIONS",
+    "Cascade",
+    "MissingDependency",
+    "Move",
+    "NewBuild",
+    "OwnChange",
+    "Rebuilds",
+    "Scheme",
+    "Trigger",
+]
 
 # A rebuilt spec's own change against its predecessor, in the order they are listed.
-OwnChange = Literal["version", "variants", "recipe", "target", "os", "compiler", "dependencies"]
+OwnChange = Literal[
+    "version",
+    "variants",
+    "recipe",
+    "target",
+    "os",
+    "platform",
+    "compiler",
+    "namespace",
+    "external",
+    "dependencies",
+]
+# The own changes a move of the whole side is said of (SPEC section 6, "Moves first").
+MOVE_DIMENSIONS: tuple[OwnChange, ...] = ("target", "os", "platform", "compiler")
 
-# What a field was and is: a version, os, target, compiler or package hash (`recipe`) as a
-# string; variants and dependency names as the sorted tokens only one side has.
+# What a field was and is: a version, os, target, platform, compiler, namespace, package hash
+# (`recipe`) or external (`built`, `external PATH`) as a string; variants as the sorted tokens
+# only one side has; dependencies as the names only one side has and, for a dependency resolved
+# to another existing build, the two builds as spec texts naming what tells them apart.
 FieldValue = str | tuple[str, ...]
 
 
@@ -38,8 +63,45 @@ class Trigger:
     packages_build_only: tuple[tuple[str, int], ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class NewBuild:
+    """A spec with no predecessor reached by new edges from rebuilt specs: their cause."""
+
+    hash: str
+    name: str
+    version: str
+    cascade: tuple[str, ...]  # sorted, as a trigger's
+    cascade_build_only: tuple[str, ...]
+    stacks: tuple[str, ...]
+    packages: tuple[tuple[str, int], ...] = ()
+    packages_build_only: tuple[tuple[str, int], ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """One own change made by at least half the rebuilt specs: said once, before the causes."""
+
+    dimension: OwnChange
+    before: str
+    after: str
+    specs: int  # the rebuilt specs that made it
+
+
+@dataclass(frozen=True, slots=True)
+class Scheme:
+    """Spack's hash scheme changed: every record rehashed. `before`/`after`: the Spack versions
+    and formats recorded (`Spack 0.20, lockfile v4`); `evidence`: "formats" when the formats'
+    versions differ, "rehashed" when only records equal in every field with a new hash show it."""
+
+    before: str
+    after: str
+    evidence: Literal["formats", "rehashed"]
+    kept: int  # specs whose hash both sides hold
+
+
 class Cascade(msgspec.Struct, frozen=True, gc=False):
-    """A rebuilt spec with no own change from which triggers are reached by new edges.
+    """A rebuilt spec with no own change from which triggers or new builds are reached by new
+    edges.
 
     A Struct, not a frozen dataclass: a day's index pair has 10^5 of them, built in C (200k in
     0.02 s instead of 0.16 s), and holding no cycles (not tracked by the garbage collector)."""
@@ -47,7 +109,7 @@ class Cascade(msgspec.Struct, frozen=True, gc=False):
     hash: str
     name: str
     predecessor: str
-    causes: tuple[str, ...]  # trigger hashes, sorted
+    causes: tuple[str, ...]  # trigger and new build hashes, sorted
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +134,9 @@ class Rebuilds:
     hash_scheme: tuple[str, ...]
     unexplained: tuple[str, ...]
     missing_dependencies: tuple[MissingDependency, ...]
+    new_builds: tuple[NewBuild, ...] = ()  # those that cause a cascade, as triggers are sorted
+    moves: tuple[Move, ...] = ()  # most specs first
+    scheme: Scheme | None = None
 
     @property
     def rebuilt(self) -> int:

@@ -208,11 +208,17 @@ class EnvironmentSource:
             stacks.update(graph.stacks)
             warnings.extend(f"{where}: {said}" for said in found.warnings)
             environments.append(_environment(name, found))
+        roots = tuple(
+            ("\0".join((env.name, root.environment, root.group or "", root.spec)), root.hash)
+            for env in environments
+            for root in env.roots
+            if root.trusted and root.spec
+        )
         return Snapshot(
             self.source,
             pages,
             warnings=tuple(warnings),
-            graph=Graph(nodes, stacks),
+            graph=Graph(nodes, stacks, roots),
             environments=tuple(environments),
         )
 

@@ -25,7 +25,7 @@ FIRST_SCREEN = [
     "- 1 spec rebuilt with no change of its own, nor of any of its dependencies beyond a new "
     "hash: a change of hash scheme (a new Spack version or a newly hashed field rehashes every "
     "spec)",
-    "- 1 spec rebuilt for a cause not in this index",
+    "- 1 spec rebuilt through a dependency this side has no record of",
     # h1n and n2n are reached through build edges from every cause they have; n1n, n3n link
     "- 9 distinct specs rebuilt in all, 2 at a new version; 2 through several causes, counted "
     "under each; 2 through build dependencies only from every cause",

@@ -32,6 +32,8 @@ _NODE_VALUES = (
     "compiler",
     "variants",
     "package_hash",
+    "namespace",
+    "external",
 )
 
 
@@ -42,7 +44,6 @@ class _Side(msgspec.Struct, array_like=True):
     kinds: list[EdgeKind]
     digests: list[int]
     fields: list[list[int]]  # a column per field of `_NODE_VALUES`, a row per node
-    external: list[bool]
     binary: list[bool]
     kind_tuples: list[list[int]]  # each distinct tuple of a record's edge kinds (into `kinds`)
     edge_kinds: list[int]  # per node: its edges' kinds, a number into `kind_tuples`
@@ -83,7 +84,6 @@ def _encode(read: Read) -> bytes:
         kinds,
         list(map(numbers, read.nodes)),
         [list(map(numbers, column)) for column in columns],
-        list(map(attrgetter("external"), nodes)),
         list(map(attrgetter("binary"), nodes)),
         [list(map(kind_numbers, map(id, found))) for found in tuples.values()],
         list(map(tuple_numbers, map(id, of_nodes))),
@@ -113,7 +113,7 @@ def _decode(message: bytes | memoryview, shared: Interned | None = None) -> Read
     tuples = list(map(alike.setdefault, tuples, tuples))
     edges = map(tuples.__getitem__, side.edge_kinds)
     deps = map(tuple, map(map, repeat(value), side.deps))
-    made = map(Node, *fields, side.external, side.binary, edges, deps)
+    made = map(Node, *fields, side.binary, edges, deps)
     read = Read(intern)
     read.nodes = dict(zip(spelled(side.digests), made, strict=True))
     read.records, read.held, read.seen = (

@@ -156,6 +156,7 @@ class _Node(msgspec.Struct, frozen=True):
     annotations: Annotations | None = None
     parameters: msgspec.Raw = msgspec.Raw(b"")
     package_hash: str | None = None
+    namespace: Text = None
     external: msgspec.Raw = msgspec.Raw(b"")
     hash: str | None = None
     dependencies: list[_ListedEdge] | dict[str, _DependsOn | str] | None = None
@@ -394,6 +395,7 @@ class _Graph:
             parameters=node.parameters,
             package_hash=node.package_hash,
             dependencies=edges,
+            namespace=node.namespace,
             external=node.external,
         )
 

@@ -18,7 +18,18 @@ import msgspec
 
 from ...errors import InputError
 from ...model import EdgeKind, Node, links
-from .records import FIX, Arch, EdgeParameters, Install, Parameter, Spec, Target, field_error, text
+from .records import (
+    FIX,
+    Arch,
+    EdgeParameters,
+    External,
+    Install,
+    Parameter,
+    Spec,
+    Target,
+    field_error,
+    text,
+)
 
 __all__ = ["Interned"]
 
@@ -33,6 +44,8 @@ _ABSENT = (b"", b"null")  # a field kept undecoded, missing or null
 _NO_RAW = tuple(map(msgspec.Raw, _ABSENT))
 # as in a record's schema, so a refusal says `object | null` (a null is read as the `type`)
 _EDGE_PARAMETERS = msgspec.json.Decoder(EdgeParameters | None)
+_EXTERNAL = msgspec.json.Decoder(External)
+_NOT_EXTERNAL: tuple[str, ...] = ()
 _Variants = tuple[tuple[str, ...], tuple[str, ...]]  # a page entry's, a node's (patches too)
 _Edges = tuple[tuple[EdgeKind, ...], tuple[str, ...]]
 # an edge's name, and its raw `parameters` (or its `type` where it has none)
@@ -86,6 +99,7 @@ class Interned:
         # by the record's raw `parameters`
         self.variant_sets: dict[bytes, _Variants] = shared.variant_sets if shared else {}
         self.arches: dict[Arch | None, tuple[str, str, str]] = shared.arches if shared else {}
+        self.externals: dict[bytes, tuple[str, ...]] = shared.externals if shared else {}
         # of this side only:
         # a compiler edge's (name, hash): its spelling, when its record was found
         self.providers: dict[tuple[str, str], str] = {}
@@ -119,7 +133,8 @@ class Interned:
             self._compiler(spec, (kinds, deps), listed, digest),
             variants,
             self(text(spec.package_hash)),
-            spec.external not in _NO_RAW,
+            self(text(spec.namespace)),
+            _NOT_EXTERNAL if spec.external in _NO_RAW else self._external(spec.external, digest),
             install.in_buildcache,
             kinds,
             deps,
@@ -137,6 +152,23 @@ class Interned:
                 raise InputError(self.source, what, FIX) from None
             page = self(_variants(parameters or {}))
             found = self.variant_sets[raw] = (page, self(_with_patches(parameters or {}, page)))
+        return found
+
+    def _external(self, raw: msgspec.Raw, digest: str) -> tuple[str, ...]:
+        """An external's (path, module) as recorded, "" for what it lacks; a module given as a
+        list is its items joined by spaces."""
+        found = self.externals.get(bytes(raw))
+        if found is None:
+            try:
+                given = _EXTERNAL.decode(raw)
+            except msgspec.ValidationError as exc:
+                raise InputError(
+                    self.source, field_error(digest, exc, "spec.external"), FIX
+                ) from None
+            module = given.module
+            if isinstance(module, list):
+                module = " ".join(map(text, module))
+            found = self.externals[bytes(raw)] = self((text(given.path), text(module)))
         return found
 
     def _arch(self, arch: Arch | None) -> tuple[str, str, str]:

@@ -22,6 +22,7 @@ __all__ = [
     "Compiler",
     "Edge",
     "EdgeParameters",
+    "External",
     "Install",
     "Parameter",
     "Spec",
@@ -68,6 +69,13 @@ class Annotations(msgspec.Struct, frozen=True, gc=False):
     compiler: str | None = None
 
 
+class External(msgspec.Struct, frozen=True, gc=False):
+    """`spec.external` of an external: where it is, or the module that loads it."""
+
+    path: Text = None
+    module: Text | list[Text] = None
+
+
 class EdgeParameters(msgspec.Struct, frozen=True, gc=False):
     deptypes: tuple[str, ...] = ()
     virtuals: tuple[str, ...] = ()
@@ -96,7 +104,8 @@ class Spec(msgspec.Struct, frozen=True, gc=False):
     parameters: msgspec.Raw = msgspec.Raw(b"")  # decoded once per distinct value (nodes.py)
     package_hash: str | None = None
     dependencies: tuple[Edge, ...] = ()
-    external: msgspec.Raw = msgspec.Raw(b"")  # kept unparsed: only whether it is there
+    namespace: Text = None
+    external: msgspec.Raw = msgspec.Raw(b"")  # decoded once per distinct value (nodes.py)
 
 
 class Install(msgspec.Struct, frozen=True, gc=False):

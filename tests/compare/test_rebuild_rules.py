@@ -1,0 +1,221 @@
+"""SPEC section 6's rules as the real NCAR environments showed them wanting: namespace, external
+and platform moves as own changes, new builds as causes, "unexplained" only for a dependency
+with no record, dependency switches said with versions, the scheme change and whole-environment
+moves first. Each pair is a hand-written lockfile pair (the shapes of casper's spack.lock), and
+each report is also read against the independent checker (`tests/helpers/causes.py`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from causes import check
+
+from snapdiff.compare.diff import diff_snapshots
+from snapdiff.render.jsonreport import render_json
+from snapdiff.render.text import render_text
+from snapdiff.sources import load_pair
+
+Node = dict[str, Any]
+
+
+def h(label: str) -> str:
+    return (label * 32)[:32]
+
+
+def node(
+    name: str,
+    version: str = "1.0",
+    deps: tuple[tuple[str, str], ...] = (),
+    *,
+    compiler: str = "gcc@12.2.0",
+    target: str = "zen3",
+    platform: str = "linux",
+    namespace: str = "builtin",
+    external: dict[str, Any] | None = None,
+    deptypes: tuple[str, ...] = ("build", "link"),
+) -> Node:
+    found: Node = {
+        "name": name,
+        "version": version,
+        "arch": {"platform": platform, "platform_os": "opensuse15", "target": target},
+        "compiler": dict(zip(("name", "version"), compiler.split("@"), strict=True)),
+        "namespace": namespace,
+        "parameters": {"build_system": "generic", "cflags": []},
+        "package_hash": f"{name}-{version}-recipe",
+        "dependencies": [
+            {"name": n, "hash": d, "parameters": {"deptypes": list(deptypes), "virtuals": []}}
+            for n, d in deps
+        ],
+    }
+    if external is not None:
+        found["external"] = external
+    return found
+
+
+def lockfile(path: Path, nodes: dict[str, Node], version: int = 5, spack: str = "0.21.0") -> Path:
+    roots = [{"hash": digest, "spec": n["name"]} for digest, n in nodes.items() if n.get("root")]
+    concrete = {digest: {k: v for k, v in n.items() if k != "root"} for digest, n in nodes.items()}
+    data = {
+        "_meta": {
+            "file-type": "spack-lockfile",
+            "lockfile-version": version,
+            "specfile-version": 4,
+        },
+        "spack": {"version": spack, "type": "git", "commit": "a" * 40},
+        "roots": roots,
+        "concrete_specs": {d: {**n, "hash": d} for d, n in concrete.items()},
+    }
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "spack.lock").write_text(json.dumps(data))
+    return path / "spack.lock"
+
+
+def run(
+    tmp_path: Path,
+    old: dict[str, Node],
+    new: dict[str, Node],
+    sides: tuple[dict[str, Any], dict[str, Any]] = ({}, {}),
+) -> dict[str, Any]:
+    """The report's `rebuilds` (checked against the independent checker) and its text."""
+    a = lockfile(tmp_path / "old", old, **sides[0])
+    b = lockfile(tmp_path / "new", new, **sides[1])
+    report = diff_snapshots(*load_pair(str(a), str(b)))
+    rebuilds = json.loads(render_json(report))["rebuilds"]
+    assert check(rebuilds, a, b) == []
+    return {**rebuilds, "text": render_text(report)}
+
+
+def test_a_namespace_move_is_an_own_change_not_a_hash_scheme(tmp_path: Path) -> None:
+    old = {
+        h("a"): node("py-six", namespace="future"),
+        h("b"): node("app", deps=(("py-six", h("a")),)),
+    }
+    new = {h("c"): node("py-six"), h("d"): node("app", deps=(("py-six", h("c")),))}
+    found = run(tmp_path, old, new)
+    assert [(t["name"], t["changes"]) for t in found["triggers"]] == [("py-six", ["namespace"])]
+    assert found["triggers"][0]["from"] == {"namespace": "future"}
+    assert found["hash_scheme"] == [] and [c["name"] for c in found["cascades"]] == ["app"]
+    assert "py-six namespace future → builtin: 1 other spec rebuilt" in found["text"]
+
+
+def test_an_external_moved_is_an_own_change(tmp_path: Path) -> None:
+    was = {"path": "/glade/cuda/11.8.0", "module": None}
+    old = {h("a"): node("cuda", "11.8.0", external=was)}
+    new = {h("b"): node("cuda", "11.8.0", external={"path": "/glade/cuda/11.8.0b", "module": None})}
+    found = run(tmp_path, old, new)
+    assert found["triggers"][0]["changes"] == ["external"]
+    assert found["triggers"][0]["to"] == {"external": "external /glade/cuda/11.8.0b"}
+
+
+def test_a_new_build_reached_by_new_edges_is_a_cause(tmp_path: Path) -> None:
+    """`cray-mpich` moved from `%nvhpc` to `%gcc`: unrelated compilers, so no predecessor: the
+    new build is the cause of `app`'s rebuild, which changed nothing of its own."""
+    old = {
+        h("m"): node("cray-mpich", "8.1.25", compiler="nvhpc@23.7"),
+        h("a"): node("app", deps=(("cray-mpich", h("m")),)),
+    }
+    new = {
+        h("n"): node("cray-mpich", "8.1.27"),
+        h("b"): node("app", deps=(("cray-mpich", h("n")),)),
+    }
+    found = run(tmp_path, old, new)
+    assert found["triggers"] == [] and found["unexplained"] == []
+    assert found["new_builds"] == [
+        {"hash": h("n"), "name": "cray-mpich", "cascade": [h("b")], "cascade_build_only": []}
+    ]
+    assert found["cascades"][0]["causes"] == [h("n")]
+    assert "a new build of cray-mpich 8.1.27: 1 other spec rebuilt" in found["text"]
+
+
+def test_unexplained_only_for_a_dependency_with_no_record(tmp_path: Path) -> None:
+    old = {h("z"): node("zlib"), h("a"): node("app", deps=(("zlib", h("z")),))}
+    new = {h("b"): node("app", deps=(("zlib", h("y")),))}  # no record of `zlib` `yyy…`
+    found = run(tmp_path, old, new)
+    assert found["unexplained"] == [h("b")] and found["hash_scheme"] == []
+    assert "1 spec rebuilt through a dependency this side has no record of" in found["text"]
+
+
+def test_a_dependency_switch_is_said_with_versions_and_a_downgrade_as_one(
+    tmp_path: Path,
+) -> None:
+    """Both `py-setuptools` builds are on the old side: `py-cycler` moved to the older one."""
+    old = {
+        h("s"): node("py-setuptools", "63.4.3"),
+        h("t"): node("py-setuptools", "59.4.0"),
+        h("a"): node("py-cycler", deps=(("py-setuptools", h("s")),)),
+    }
+    new = {h("t"): old[h("t")], h("b"): node("py-cycler", deps=(("py-setuptools", h("t")),))}
+    found = run(tmp_path, old, new)
+    trigger = found["triggers"][0]
+    assert (trigger["from"], trigger["to"]) == (
+        {"dependencies": ["py-setuptools@63.4.3"]},
+        {"dependencies": ["py-setuptools@59.4.0"]},
+    )
+    assert (
+        "dependency py-setuptools@63.4.3 → py-setuptools@59.4.0 (a downgrade) (in py-cycler)"
+        in found["text"]
+    )
+    assert h("s")[:7] not in found["text"] and h("t")[:7] not in found["text"]
+
+
+def test_two_builds_of_one_version_are_told_apart_by_their_dependencies(tmp_path: Path) -> None:
+    """casper's `automake` `1.16.5`: two builds, one with `autoconf` `2.69`, one with `2.71`."""
+    old = {
+        h("1"): node("autoconf", "2.69"),
+        h("2"): node("autoconf", "2.71"),
+        h("s"): node("automake", "1.16.5", deps=(("autoconf", h("1")),)),
+        h("t"): node("automake", "1.16.5", deps=(("autoconf", h("2")),)),
+        h("a"): node("flex", deps=(("automake", h("s")),)),
+    }
+    new = {k: old[k] for k in (h("1"), h("2"), h("t"))}
+    new[h("b")] = node("flex", deps=(("automake", h("t")),))
+    found = run(tmp_path, old, new)
+    assert found["triggers"][0]["to"] == {"dependencies": ["automake@1.16.5 ^autoconf@2.71"]}
+
+
+def test_the_scheme_change_comes_first_with_its_versions(tmp_path: Path) -> None:
+    old = {h("a"): node("zlib"), h("b"): node("app", deps=(("zlib", h("a")),))}
+    new = {h("c"): node("zlib"), h("d"): node("app", deps=(("zlib", h("c")),))}
+    sides = ({"version": 4, "spack": "0.20.0"}, {"version": 5, "spack": "0.21.0"})
+    found = run(tmp_path, old, new, sides)
+    assert found["scheme"] == {
+        "from": "Spack 0.20.0, lockfile v4",
+        "to": "Spack 0.21.0, lockfile v5",
+        "evidence": "formats",
+        "kept": 0,
+    }
+    why = found["text"].split("why specs were rebuilt\n")[1].splitlines()
+    assert why[0] == (
+        "  Spack's hash scheme changed (Spack 0.20.0, lockfile v4 → Spack 0.21.0, lockfile v5):"
+        " every spec has a new hash; below, what changed besides"
+    )
+
+
+def test_a_whole_environment_target_move_is_said_once_first(tmp_path: Path) -> None:
+    names = ["zlib", "bzip2", "xz", "zstd"]
+    old = {h(str(i)): node(n, target="zen3") for i, n in enumerate(names)}
+    new = {h(chr(97 + i)): node(n, target="x86_64_v3") for i, n in enumerate(names)}
+    found = run(tmp_path, old, new)
+    assert found["moves"] == [
+        {"dimension": "target", "from": ["zen3"], "to": ["x86_64_v3"], "specs": 4}
+    ]
+    why = found["text"].split("why specs were rebuilt\n")[1].split("\n\n")[0].splitlines()
+    assert why == [
+        "  target zen3 → x86_64_v3: 4 of 4 rebuilt specs",
+        "  4 distinct specs rebuilt in all",
+    ]
+
+
+def test_a_platform_switch_gives_a_rebuild_story(tmp_path: Path) -> None:
+    old = {
+        h("a"): node("zlib", platform="cray"),
+        h("b"): node("app", deps=(("zlib", h("a")),), platform="cray"),
+    }
+    new = {h("c"): node("zlib"), h("d"): node("app", deps=(("zlib", h("c")),))}
+    found = run(tmp_path, old, new)
+    assert found["moves"] == [
+        {"dimension": "platform", "from": ["cray"], "to": ["linux"], "specs": 2}
+    ]
+    assert "platform cray → linux: 2 of 2 rebuilt specs" in found["text"]
