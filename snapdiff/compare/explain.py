@@ -135,5 +135,5 @@ def explain(
     facts = classify(gone, came, side_old, side_new)
     # what `builtas.rebuilt_count` counts: specs paired by configuration and version
     rebuilt = sum(len(fact.specs_old) for fact in facts if fact.kind == "rebuilt")
-    changes = describe(find_migrations(facts), side_old, side_new, spelling)
+    changes = describe(find_migrations(facts, old, new), side_old, side_new, spelling)
     return Explanation(changes, kept, renamed(spelling), variants_added, variants_removed, rebuilt)

@@ -41,6 +41,7 @@ _VERSIONS = attrgetter("versions")
 _EXTRA = attrgetter("extra")
 # of an entry: its configuration's fields as read, with its versions or with its stacks
 _BY_VERSIONS = attrgetter("os", "platform", "target", "compiler", "variants", "versions")
+_BY_STACKS = attrgetter("os", "platform", "target", "compiler", "variants", "stacks")
 
 
 Counts = tuple[tuple[str, int], ...]  # (stack, entries in it), sorted by stack
@@ -189,6 +190,14 @@ class Entries(Mapping[str, Entry]):
         for *raw, versions in set(map(_BY_VERSIONS, self._by_hash.values())):
             found.setdefault(configuration_from(*raw), set()).add(version_of(versions))
         return found
+
+    def stacks_by_configuration(self) -> dict[Configuration, frozenset[str]]:
+        """Each configuration of the entries with the stacks its specs are in (SPEC section 2a:
+        a migration's configurations are related only when their specs share a stack)."""
+        found: dict[Configuration, set[str]] = {}
+        for *raw, stacks in set(map(_BY_STACKS, self._by_hash.values())):
+            found.setdefault(configuration_from(*raw), set()).update(stacks)
+        return {config: frozenset(stacks) for config, stacks in found.items()}
 
     def spellings(self) -> dict[str, str]:
         """Each normalised compiler and variant of the entries as this page writes it (`@=`

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from checker import check_markdown, check_report
+from checker import check_markdown, check_report, read_side
 from pagegen import as_json, spec, write_page
 
 from snapdiff.compare.diff import diff_snapshots
@@ -69,11 +69,31 @@ def say_existing_configuration_new(data: dict[str, Any]) -> None:
 
 
 def fold_other_configuration(data: dict[str, Any]) -> None:
-    """A many-to-one migration said to fold in a dropped configuration that differs from the
-    new one outside the compiler (another target)."""
+    """A migration said to fold in a dropped configuration that differs from the new one
+    outside the compiler (another target, `neoverse_v1`)."""
     migration = record(data, "py-build", "migration")
     dropped = record(data, "py-build", "dropped-configuration")
-    migration["configurations_old"][1] = dropped["configurations_old"][0]
+    migration["configurations_old"].append(dropped["configurations_old"][0])
+
+
+def fold_unrelated_configuration(data: dict[str, Any]) -> None:
+    """What snapdiff said before issue 45: py-build's dropped `oneapi@2024.2.0` configuration
+    (stack `e4s-oneapi`) folded with `gcc@11.4.0` into no compiler (stack `e4s`), its specs
+    and every count moved along, so that only relatedness tells the record false."""
+    migration = record(data, "py-build", "migration")
+    dropped = record(data, "py-build", "dropped-configuration")
+    oneapi = dropped["configurations_old"].pop()
+    assert oneapi["compiler"] == "intel-oneapi-compilers@2024.2.0"
+    page = read_side(V1).packages[("develop", "py-build")]
+    moved = [h for h in dropped["specs_old"] if page[h][0][3] == oneapi["compiler"]]
+    dropped["specs_old"] = [h for h in dropped["specs_old"] if h not in moved]
+    migration["specs_old"] = sorted(migration["specs_old"] + moved)
+    migration["configurations_old"].append(oneapi)
+    migration["text"] = migration["text"].replace(
+        "gcc@11.4.0 → no compiler (none): 1 configuration, 10 → 18",
+        "gcc@11.4.0, oneapi@2024.2.0 → no compiler (none): 2 configurations → 1, 11 → 18",
+    )
+    dropped["text"] = "6 specs in 1 dropped configuration (1.2.1)"
 
 
 def say_variants(data: dict[str, Any]) -> None:
@@ -88,9 +108,10 @@ MUTATIONS: dict[str, Callable[[dict[str, Any]], None]] = {
     ),
     "a migration's versions wrong": retext("→ 0.4.38", "→ 0.4.31", "py-jax", "migration"),
     "a compiler said that did not move": retext(
-        "gcc@11.4.0, oneapi@2024.2.0", "gcc@11.4.0", "py-build", "migration"
+        "compiler gcc@11.3.0 →", "compiler gcc@11.3.0, gcc@11.4.0 →", "py-mpi4py", "migration"
     ),
     "a many-to-one migration not equal outside its dimension": fold_other_configuration,
+    "a migration between unrelated configurations": fold_unrelated_configuration,
     "a variant value said new that is not": say_variants,
     "a count of configurations": retext("in 2 ", "in 3 ", "py-ml-dtypes", "rebuilt"),
     "all where the package has others": retext("in 2", "in all 2", "py-ml-dtypes", "upgrade"),
@@ -119,7 +140,16 @@ def test_a_false_claim_is_caught(name: str) -> None:
     assert check_report(data, V1, V2) != []
 
 
-NOTE = "From a compiler to no compiler (`none`): 7 configurations of 3 packages"
+def test_only_relatedness_catches_the_old_migration() -> None:
+    """The record snapdiff made before issue 45 is true in every other respect."""
+    data = copy.deepcopy(REPORT)
+    fold_unrelated_configuration(data)
+    (error,) = check_report(data, V1, V2)
+    assert error.startswith("py-build: unrelated configurations migrate: ")
+    assert "intel-oneapi-compilers@2024.2.0" in error
+
+
+NOTE = "From a compiler to no compiler (`none`): 6 configurations of 3 packages"
 MARKDOWN_MUTATIONS = {
     "a reason the data does not show": (
         "From a compiler to no compiler (`none`):",
@@ -130,9 +160,9 @@ MARKDOWN_MUTATIONS = {
         "of 3 packages (`py-build`, `py-jax`, `py-keras`)",
         "of 1 package (`py-jax`)",
     ),
-    "a count of the note": ("132 → 100 specs", "55 → 7 specs"),
-    "a platform hidden by a cut list": ("… and 1 more `linux`", "… and 1 more `darwin`"),
-    "what a cut list hides miscounted": ("… and 1 more `linux`", "… and 3 more `linux`"),
+    "a count of the note": ("131 → 100 specs", "55 → 7 specs"),
+    "a platform hidden by a cut list": ("… and 2 more `linux`", "… and 2 more `darwin`"),
+    "what a cut list hides miscounted": ("… and 2 more `linux`", "… and 3 more `linux`"),
 }
 
 

@@ -19,6 +19,7 @@ import yaml
 
 _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's, where PyYAML has it
 ALIASES = {"oneapi": "intel-oneapi-compilers", "clang": "llvm"}
+NO_COMPILER = "none"
 DIMS = {"os": 0, "platform": 1, "target": 2, "compiler": 3, "variants": 4}
 Config = tuple[str, str, str, str, tuple[str, ...]]
 
@@ -129,6 +130,8 @@ class Package:
     added: dict[str, tuple[Config, str]]
     v_old: dict[Config, set[str]]
     v_new: dict[Config, set[str]]
+    stacks_old: dict[Config, set[str]]  # the stacks of each configuration's specs, on each side
+    stacks_new: dict[Config, set[str]]
     migrated: set[Config] = field(default_factory=set)  # in the package's migration records
 
     def at(self, hashes: list[str], side: str) -> dict[str, tuple[Config, str]]:
@@ -150,13 +153,46 @@ def _package(
     """One package; a hash on both sides of its tag but on another page `moved` (SPEC 2)."""
     v_old: dict[Config, set[str]] = defaultdict(set)
     v_new: dict[Config, set[str]] = defaultdict(set)
-    for c, v, _ in old.values():
+    s_old: dict[Config, set[str]] = defaultdict(set)
+    s_new: dict[Config, set[str]] = defaultdict(set)
+    for c, v, stacks in old.values():
         v_old[c].add(v)
-    for c, v, _ in new.values():
+        s_old[c] |= stacks
+    for c, v, stacks in new.values():
         v_new[c].add(v)
+        s_new[c] |= stacks
     removed = {h: old[h][:2] for h in old.keys() - new.keys() if (tag, h) not in moved}
     added = {h: new[h][:2] for h in new.keys() - old.keys() if (tag, h) not in moved}
-    return Package(removed, added, dict(v_old), dict(v_new))
+    return Package(removed, added, dict(v_old), dict(v_new), dict(s_old), dict(s_new))
+
+
+def target_family(target: str) -> str:
+    """A target's family as Spack's `archspec` defines it; one it does not know is its own."""
+    import archspec.cpu
+
+    known = archspec.cpu.TARGETS.get(target)
+    return known.family.name if known is not None else target
+
+
+def compiler_family(raw: str) -> str:
+    """A compiler's Spack 1.0 package (SPEC section 6: `intel` is
+    `intel-oneapi-compilers-classic`, another family than `intel-oneapi-compilers`)."""
+    name = compiler(raw).partition("@")[0]
+    return "intel-oneapi-compilers-classic" if name == "intel" else name
+
+
+def related(dropped: Config, new: Config, p: Package) -> bool:
+    """SPEC section 2a's related: the two configurations' specs share a stack other than
+    `root` (skipped where either has no other), the target keeps its family, the compiler its
+    family or goes to or from `none`."""
+    here = p.stacks_old.get(dropped, set()) - {"root"}
+    there = p.stacks_new.get(new, set()) - {"root"}
+    if here and there and not here & there:
+        return False
+    if target_family(dropped[2]) != target_family(new[2]):
+        return False
+    families = {compiler_family(dropped[3]), compiler_family(new[3])}
+    return len(families) == 1 or NO_COMPILER in families
 
 
 def _top(versions: set[str]) -> str | None:
@@ -239,8 +275,9 @@ def _check_migration(
     sn: set[str],
 ) -> list[str]:
     """One to one along one or two dimensions, or many to one (one to many) along one: every
-    configuration equal outside the dimensions, every value before differing from every value
-    after, and nothing else of the package equal to them outside the dimensions."""
+    configuration equal outside the dimensions, every dropped one related to every new one it
+    is equal to there, every value before differing from every value after, and nothing else of
+    the package equal to them outside the dimensions and related to them."""
     dims = [DIMS[d] for d in r["dimensions"]]
     if not dims or not olds or not news:
         return ["a migration needs dimensions and configurations on each side"]
@@ -269,8 +306,17 @@ def _check_migration(
         came = [c for c in free & p.v_new.keys() - p.v_old.keys() if rest(c) == key]
         dropped = [c for c in dropped if p.specs("old", c)]
         came = [c for c in came if p.specs("new", c)]
+        # only related configurations pair: one unrelated to this group is no rival of it
+        dropped = [c for c in dropped if c in before or any(related(c, b, p) for b in after)]
+        came = [c for c in came if c in after or any(related(a, c, p) for a in before)]
         if sorted(dropped) != sorted(before) or sorted(came) != sorted(after):
             errors.append(f"other configurations equal outside the dimensions: {key}")
+        errors += [
+            f"unrelated configurations migrate: {a} → {b}"
+            for a in before
+            for b in after
+            if not related(a, b, p)
+        ]
     values_before = {tuple(c[d] for d in dims) for c in olds}
     values_after = {tuple(c[d] for d in dims) for c in news}
     if len(values_before) * len(values_after) != max(len(values_before), len(values_after)):
@@ -479,9 +525,6 @@ def _check_kept(package: dict[str, Any], old: Side, new: Side) -> list[str]:
         if found != count:
             errors.append(f"says {line}, but {found} did")
     return errors
-
-
-NO_COMPILER = "none"
 
 
 def _stack_facts(

@@ -48,8 +48,13 @@ def assert_same(fast: Entries, full: Entries) -> None:
     assert all(fast[digest] == full[digest] for digest in full)
     assert (fast.counts, fast.stacks, fast.versions) == (full.counts, full.stacks, full.versions)
     assert fast.versions_by_configuration() == full.versions_by_configuration()
+    assert fast.stacks_by_configuration() == full.stacks_by_configuration()
     assert fast.spellings() == full.spellings()
     assert set(fast.versions_by_configuration()) == {configuration_of(full[d]) for d in full}
+    stacks: dict[Configuration, set[str]] = {}
+    for digest in full:
+        stacks.setdefault(configuration_of(full[digest]), set()).update(full[digest].stacks)
+    assert fast.stacks_by_configuration() == stacks
 
 
 @pytest.mark.parametrize("path", REAL_PAGES, ids=lambda p: "/".join(p.parts[-3:]))
