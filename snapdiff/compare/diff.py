@@ -250,7 +250,7 @@ def _report(
     summary = _summary(packages, stacks.changes)
     rebuilds, notes = causes.joined()
     if rebuilds is not None:
-        rebuilds = dataclasses.replace(rebuilds, scheme=rebuild_scheme(old, new, rebuilds))
+        rebuilds = dataclasses.replace(rebuilds, scheme=rebuild_scheme(old, new))
     # what the reports carry of paths and page data, on one line and valid UTF-8
     warnings = tuple(sorted({printable(w) for w in (*old.warnings, *new.warnings, *notes)}))
     return Report(

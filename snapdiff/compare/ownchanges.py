@@ -11,12 +11,12 @@ from itertools import compress
 from operator import attrgetter, ne
 
 from ..model import Node, normal_compiler
+from ..report.causes import said_variants
 from ..report.rebuilds import FieldValue, OwnChange
 
 __all__ = ["OwnChanges", "builds_apart", "own_changes"]
 
 Nodes = Mapping[str, Node]
-VARIANTS_SAID = 4  # variant tokens said of one build, then "… and N more"
 _DEPTH = 2  # how far down the dependencies two builds alike on their own fields are told apart
 
 
@@ -27,20 +27,6 @@ class OwnChanges:
     changes: tuple[OwnChange, ...]
     before: tuple[tuple[str, FieldValue], ...]
     after: tuple[tuple[str, FieldValue], ...]
-
-
-def _cut(tokens: list[str]) -> list[str]:
-    if len(tokens) <= VARIANTS_SAID:
-        return tokens
-    return [*tokens[: VARIANTS_SAID - 1], f"… and {len(tokens) - VARIANTS_SAID + 1} more"]
-
-
-def _variant(token: str) -> str:
-    """A variant token as said: a patch list's checksums cut to 7 characters."""
-    name, _, value = token.partition("=")
-    if name != "patches":
-        return token
-    return f"patches={','.join(p[:7] for p in value.split(','))}"
 
 
 def _patches(token: str) -> bool:
@@ -68,7 +54,7 @@ def _fields(a: Node, b: Node) -> tuple[list[str], list[str]]:
         patches = a.version == b.version
         for mine, theirs, words in ((a, b, one), (b, a, two)):
             only = [v for v in mine.variants if v not in theirs.variants]
-            words.extend(_cut([_variant(v) for v in only if patches or not _patches(v)]))
+            words.extend(said_variants(tuple(v for v in only if patches or not _patches(v))))
     for field in ("platform", "os", "target"):
         if getattr(a, field) != getattr(b, field):
             one.append(f"{field}={getattr(a, field)}")

@@ -268,12 +268,15 @@ def _triggers(pairs: Mapping[str, str], old: Nodes, new: Nodes) -> dict[str, Own
 
 def _root_pairs(old: Graph, new: Graph) -> list[tuple[str, str]]:
     """(new, old) hashes of the roots whose text each side writes once (SPEC section 6: paired
-    first, when they are related)."""
-    once = [
-        {key: digest for key, digest in side.roots if counted[key] == 1}
-        for side in (old, new)
-        for counted in [Counter(key for key, _ in side.roots)]
-    ]
+    first, when they are related); one environment a side is one, whatever its name."""
+    sides = [[key.split("\0", 1) for key, _ in side.roots] for side in (old, new)]
+    alone = all(len({name for name, _ in keys}) == 1 for keys in sides)
+    once = []
+    for side, keys in zip((old, new), sides, strict=True):
+        written = ["\0".join(key[1:] if alone else key) for key in keys]
+        counted = Counter(written)
+        hashes = (digest for _, digest in side.roots)
+        once.append({key: d for key, d in zip(written, hashes, strict=True) if counted[key] == 1})
     return [(digest, once[0][key]) for key, digest in once[1].items() if key in once[0]]
 
 
@@ -395,10 +398,16 @@ def _spelled(formats: dict[str, set[str]]) -> str:
     return ", ".join(f"{kind} {', '.join(sorted(formats[kind]))}" for kind in sorted(formats))
 
 
-def rebuild_scheme(old: Snapshot, new: Snapshot, rebuilds: Rebuilds) -> Scheme | None:
+_LEAF = attrgetter(
+    "name", "version", "platform", "os", "target", "compiler", "variants", "package_hash",
+    "namespace", "external",
+)  # fmt: skip
+
+
+def rebuild_scheme(old: Snapshot, new: Snapshot) -> Scheme | None:
     """A change of Spack's hash scheme (SPEC section 6): known when the two sides' lockfile or
     database versions differ, or when no hash is kept and records with no dependencies, equal
-    in every field, were rehashed (hash-scheme specs with no edge)."""
+    in every field, have another hash on each side."""
     if old.graph is None or new.graph is None:
         return None
     was, now = _formats(old), _formats(new)
@@ -406,7 +415,11 @@ def rebuild_scheme(old: Snapshot, new: Snapshot, rebuilds: Rebuilds) -> Scheme |
     differ = any(was.get(k) != now.get(k) for k in ("lockfile", "database") if k in was or k in now)
     if differ:
         return Scheme(_spelled(was), _spelled(now), "formats", kept)
-    nodes = new.graph.nodes
-    if kept or not any(not nodes[d].deps for d in rebuilds.hash_scheme):
+    if kept:
+        return None
+    leaves = [
+        {_LEAF(n) for n in graph.nodes.values() if not n.deps} for graph in (old.graph, new.graph)
+    ]
+    if leaves[0].isdisjoint(leaves[1]):
         return None
     return Scheme(_spelled(was), _spelled(now), "rehashed", kept)

@@ -35,6 +35,7 @@ __all__ = [
     "first_screen",
     "hash_scheme",
     "move_sentence",
+    "said_variants",
     "scheme_sentence",
     "shown",
     "unexplained",
@@ -176,12 +177,34 @@ def _switches(said: Words, old: FieldValue, new: FieldValue) -> None:
     said.say(", ".join(words for words, _ in parts), *(v for _, values in parts for v in values))
 
 
+VARIANTS_SAID = 4  # variant tokens said of one side of a change, then "… and N more"
+
+
+def _variant(token: str) -> str:
+    """A variant token as said: a patch list's checksums cut to 7 characters."""
+    name, _, value = token.partition("=")
+    if name != "patches":
+        return token
+    return f"patches={','.join(p[:7] for p in value.split(','))}"
+
+
+def said_variants(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """Variant tokens as a sentence says them: patches cut to 7 characters, a list longer than
+    a line cut to its first ones and "… and N more"."""
+    cut = tuple(map(_variant, tokens))
+    if len(cut) <= VARIANTS_SAID:
+        return cut
+    return (*cut[: VARIANTS_SAID - 1], f"… and {len(cut) - VARIANTS_SAID + 1} more")
+
+
 def _change(said: Words, kind: str, old: FieldValue, new: FieldValue) -> None:
     """One own change: `target {} → {}`; tokens only one side has: `variants {} added`."""
     if kind == "dependencies":
         _switches(said, old, new)
         return
     before, after = _tokens(old), _tokens(new)
+    if kind == "variants":
+        before, after = said_variants(before), said_variants(after)
     if before and after:
         said.say(f"{kind} {_slots(before)} → {_slots(after)}", *before, *after)
     elif before or after:
@@ -219,8 +242,9 @@ def _head(cause: Cause) -> Words:
     said = Words().say("{}", cause.name)
     version = "version" in cause.changes
     if version:
-        words = f" {{}} → {{}} (version{', ' + several if several else ''})"
-        said.say(words, *_tokens(old.get("version", "")), *_tokens(new.get("version", "")))
+        was, now = str(old.get("version", "")), str(new.get("version", ""))
+        what = "version, a downgrade" if _lower(was, now) else "version"
+        said.say(f" {{}} → {{}} ({what}{', ' + several if several else ''})", was, now)
     for n, kind in enumerate(k for k in cause.changes if k != "version"):
         said.say(", " if n or version else " ")
         if kind == "recipe":

@@ -219,3 +219,17 @@ def test_a_platform_switch_gives_a_rebuild_story(tmp_path: Path) -> None:
         {"dimension": "platform", "from": ["cray"], "to": ["linux"], "specs": 2}
     ]
     assert "platform cray → linux: 2 of 2 rebuilt specs" in found["text"]
+
+
+def test_a_root_written_once_on_each_side_pairs_first_whatever_the_folders(
+    tmp_path: Path,
+) -> None:
+    """casper's `ucx` root: its old and new hash pair before the order would pair the new one
+    with the other old `ucx` of the same version (the environments are folders `old`, `new`:
+    one environment a side is one)."""
+    old = {h("a"): {**node("ucx", "1.0"), "root": True}, h("b"): node("ucx", "2.0")}
+    new = {h("c"): {**node("ucx", "2.0"), "root": True}}
+    found = run(tmp_path, old, new)
+    assert [(t["hash"], t["predecessor"], t["changes"]) for t in found["triggers"]] == [
+        (h("c"), h("a"), ["version"])
+    ]

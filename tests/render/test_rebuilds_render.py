@@ -165,7 +165,10 @@ def test_names_and_values_from_the_index_are_inert(tmp_path: Path) -> None:
     markdown = render_markdown(found)
     outside = re.sub(r"(`+) ?.+? ?\1|<code>.*?</code>", "", markdown)  # outside code spans
     assert "<script>" not in outside and "<b>" not in outside and "@team" not in outside
-    assert "- ``x`<script>\\| @team`` ``x`<script>\\| @team`` → `<b>2</b>` (version)" in markdown
+    assert (
+        "- ``x`<script>\\| @team`` ``x`<script>\\| @team`` → `<b>2</b>` (version, a downgrade)"
+        in markdown
+    )
     assert "<summary><code>x`&lt;script&gt;| @team</code> <code>" in markdown
     text = render_text(found)
     assert "\n@team" not in text and "x`<script>|\\x0a@team x`<script>|\\x0a@team →" in text
