@@ -398,6 +398,15 @@ def _spelled(formats: dict[str, set[str]]) -> str:
     return ", ".join(f"{kind} {', '.join(sorted(formats[kind]))}" for kind in sorted(formats))
 
 
+def _scheme(was: dict[str, set[str]], now: dict[str, set[str]], evidence: str, kept: int) -> Scheme:
+    versions = tuple(
+        (kind, ", ".join(sorted(was.get(kind, ()))), ", ".join(sorted(now.get(kind, ()))))
+        for kind in ("Spack", "lockfile", "database")
+        if kind in was or kind in now
+    )
+    return Scheme(_spelled(was), _spelled(now), cast(Any, evidence), kept, versions)
+
+
 _LEAF = attrgetter(
     "name", "version", "platform", "os", "target", "compiler", "variants", "package_hash",
     "namespace", "external",
@@ -414,7 +423,7 @@ def rebuild_scheme(old: Snapshot, new: Snapshot) -> Scheme | None:
     kept = len(old.graph.nodes.keys() & new.graph.nodes.keys())
     differ = any(was.get(k) != now.get(k) for k in ("lockfile", "database") if k in was or k in now)
     if differ:
-        return Scheme(_spelled(was), _spelled(now), "formats", kept)
+        return _scheme(was, now, "formats", kept)
     if kept:
         return None
     leaves = [
@@ -422,4 +431,4 @@ def rebuild_scheme(old: Snapshot, new: Snapshot) -> Scheme | None:
     ]
     if leaves[0].isdisjoint(leaves[1]):
         return None
-    return Scheme(_spelled(was), _spelled(now), "rehashed", kept)
+    return _scheme(was, now, "rehashed", kept)

@@ -290,26 +290,47 @@ def unexplained(n: int) -> Sentence:
 
 
 def scheme_sentence(scheme: Scheme, rebuilt: int) -> Sentence:
-    """ "Spack's hash scheme changed ({} → {}): every spec has a new hash; below, what changed
-    besides" """
+    """ "Spack's hash scheme changed: Spack {} → {} (lockfile v4 → v5): every spec has a new
+    hash; below, what changed besides" (the versions each side records)"""
     said = Words().say("Spack's hash scheme changed")
-    if scheme.before != scheme.after:
-        said.say(" ({} → {})", scheme.before or "not recorded", scheme.after or "not recorded")
+    recorded = {kind: (was, now) for kind, was, now in scheme.versions}
+    if "Spack" in recorded:
+        was, now = recorded.pop("Spack")
+        if was != now:
+            said.say(": Spack {} → {}", was or "not recorded", now or "not recorded")
+        else:
+            said.say(": Spack {} on both sides", now)
+    formats = [
+        f"{kind} {was} → {now}" if was != now else f"{kind} {now}"
+        for kind, (was, now) in recorded.items()
+    ]
+    if formats:
+        said.say(f" ({', '.join(formats)})")
     if scheme.kept:
         said.say(f": {counted(rebuilt, 'spec')} rebuilt, {scheme.kept:,} kept their hash")
     else:
         said.say(": every spec has a new hash")
     if scheme.evidence == "rehashed":
         said.say(", records equal in every field included")
-        if scheme.after and scheme.before == scheme.after:
-            said.say(" ({} on both sides)", scheme.after)
     return said.say("; below, what changed besides").sentence()
 
 
-def move_sentence(move: Move, rebuilt: int) -> Sentence:
-    """ "target {} → {}: 296 of 298 rebuilt specs" """
-    what = f"{move.dimension} {{}} → {{}}: {move.specs:,} of {counted(rebuilt, 'rebuilt spec')}"
-    return Sentence(what, (move.before, move.after))
+def move_sentence(move: Move, rebuilds: Rebuilds) -> Sentence:
+    """ "target {} → {}: 296 of 298 rebuilt specs, 2 more rebuilt through them" (the cascades
+    of the triggers counted under the move)"""
+    n = rebuilds.rebuilt
+    said = f"{move.dimension} {{}} → {{}}: {move.specs:,} of {counted(n, 'rebuilt spec')}"
+    made = [
+        t
+        for t in rebuilds.triggers
+        if move.dimension in t.changes
+        and _moved(t, rebuilds.moves)
+        and dict(t.before)[move.dimension] == move.before
+    ]
+    through = set().union(*(t.cascade for t in made)).difference(t.hash for t in made)
+    if through:
+        said += f", {len(through):,} more rebuilt through them"
+    return Sentence(said, (move.before, move.after))
 
 
 def _several(found: list[Cause]) -> int:
@@ -399,7 +420,7 @@ def first_screen(
         return [], None
     found = causes(rebuilds) if found is None else found
     lines = [scheme_sentence(rebuilds.scheme, rebuilds.rebuilt)] if rebuilds.scheme else []
-    lines += [move_sentence(move, rebuilds.rebuilt) for move in rebuilds.moves]
+    lines += [move_sentence(move, rebuilds) for move in rebuilds.moves]
     lines += [cause_sentence(c) for c in found[:FIRST_SCREEN_CAUSES]]
     if rebuilds.hash_scheme:
         lines.append(hash_scheme(len(rebuilds.hash_scheme)))

@@ -97,6 +97,9 @@ class Scheme:
     after: str
     evidence: Literal["formats", "rehashed"]
     kept: int  # specs whose hash both sides hold
+    # each recorded: ("Spack", "0.20.0", "0.21.0"), ("lockfile", "v4", "v5"); "" where a side
+    # records none
+    versions: tuple[tuple[str, str, str], ...] = ()
 
 
 class Cascade(msgspec.Struct, frozen=True, gc=False):

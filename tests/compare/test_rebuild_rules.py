@@ -188,8 +188,8 @@ def test_the_scheme_change_comes_first_with_its_versions(tmp_path: Path) -> None
     }
     why = found["text"].split("why specs were rebuilt\n")[1].splitlines()
     assert why[0] == (
-        "  Spack's hash scheme changed (Spack 0.20.0, lockfile v4 → Spack 0.21.0, lockfile v5):"
-        " every spec has a new hash; below, what changed besides"
+        "  Spack's hash scheme changed: Spack 0.20.0 → 0.21.0 (lockfile v4 → v5): every spec has"
+        " a new hash; below, what changed besides"
     )
 
 
