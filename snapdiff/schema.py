@@ -185,10 +185,10 @@ TriggerJSON = TypedDict(
         "predecessor": str,
         "changes": list[OwnChange],
         # per change: a version, os, target, platform, compiler, namespace, package hash
-        # (`recipe`) or external (`built`, `external PATH`) as a string; variants as the sorted
-        # tokens only that side has; dependencies as the names only that side has and, for a
-        # dependency resolved to another existing build, that build as a spec text naming what
-        # tells the two apart (`automake@1.16.5 ^autoconf@2.71`)
+        # (`recipe`) or external (`built`, its path, `module NAME`) as a string; variants as
+        # the sorted tokens only that side has; dependencies as the names only that side has
+        # and, for a dependency resolved to another existing build, that build as a spec text
+        # naming what tells the two apart (`automake@1.16.5 ^autoconf@2.71`)
         "from": dict[str, str | list[str]],
         "to": dict[str, str | list[str]],
         "cascade": list[str],
