@@ -120,10 +120,12 @@ CountedPackage = tuple[Safe, int, int]  # a package, its specs, of them in a sub
 
 
 class PackagesView(TypedDict):
-    """A folded row of the rebuilds: its sentence (HTML, for a `<summary>`) and its specs by
-    package (build-only, or newly missing, as the subset), `more` packages not listed."""
+    """A folded row of the rebuilds: its sentence (HTML, for a `<summary>`; Markdown, for a row
+    with no packages: a list item, where HTML's inline tags would leave their text live) and its
+    specs by package (build-only, or newly missing, as the subset), `more` packages not listed."""
 
     summary: Safe
+    line: Safe
     packages: list[CountedPackage]
     more: int
 

@@ -269,3 +269,23 @@ def test_a_template_has_the_reports_rebuilds(
     expected = json.loads((case / "expected.json").read_text())["rebuilds"]["triggers"]
     assert code == 0, err
     assert out.startswith(f"{len(expected)} triggers") and len(expected) > 1
+
+
+def test_a_cause_that_rebuilt_nothing_else_keeps_its_values_inert(tmp_path: Path) -> None:
+    """Its line is no fold: said in Markdown's code spans like every other line, never inside
+    an inline `<code>` tag, whose text CommonMark would still read as links and images."""
+    from markdown_it import MarkdownIt
+
+    link, image = "[x](https://evil.example)", "![i](https://evil.example/i.png)"
+    trigger = dataclasses.replace(
+        REBUILDS.triggers[0],
+        name=link,
+        before=(("version", image),),
+        after=(("version", "2.0"),),
+        cascade=(),
+        cascade_build_only=(),
+    )
+    rebuilds = Rebuilds((trigger,), (), (), (), ())
+    html = MarkdownIt("commonmark").render(render_markdown(report(tmp_path, rebuilds)))
+    assert "<a " not in html and "<img" not in html
+    assert "[x](https://evil.example)" in html  # said, as text
