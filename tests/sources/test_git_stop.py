@@ -16,9 +16,13 @@ def test_stop_returns_while_a_request_writer_is_blocked(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(repo)], check=True)
     blob = repo / "big"
     blob.write_bytes(b"x" * 2**20)
-    sha = subprocess.run(
-        ["git", "-C", str(repo), "hash-object", "-w", "big"], check=True, capture_output=True
-    ).stdout.decode().strip()
+    sha = (
+        subprocess.run(
+            ["git", "-C", str(repo), "hash-object", "-w", "big"], check=True, capture_output=True
+        )
+        .stdout.decode()
+        .strip()
+    )
     proc = gitproc.start(["--git-dir", str(repo / ".git"), "cat-file", "--batch"])
     stdin, _ = gitproc.pipes(proc)
     # far more than the pipes hold both ways: git blocks on its output, then the writer on input
