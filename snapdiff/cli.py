@@ -134,6 +134,8 @@ def _run(args: argparse.Namespace) -> int:
 
     parse_gates(args.fail_on)  # checked before any work
     parse_gates(args.warn_on, "--warn-on")
+    for note in args.config_notes:
+        _warn(note)
     if args.template and args.template_dir:
         raise UsageError("--template", "give --template or --template-dir, not both", "")
     outputs = ("--output", args.output), ("--full-report", args.full_report)
@@ -233,6 +235,8 @@ def _log(argv: Sequence[str]) -> int:
 
     args = parse(argv, log=True)
     outputs_checked(("--output", args.output))  # before any work
+    for note in args.config_notes:
+        _warn(note)
     snapshots = [args.range, *args.more]
     if args.more:
         start, end = snapshots[0], snapshots[-1]
