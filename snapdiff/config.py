@@ -25,6 +25,7 @@ __all__ = [
     "config_arguments",
     "find_config",
     "load",
+    "loads",
     "options_of",
 ]
 
@@ -106,16 +107,24 @@ def _tokens(option: str, action: argparse.Action, value: Any, path: Path) -> lis
 
 
 def load(path: Path) -> Any:
-    """The file's YAML, safely: no object constructed, no alias (nothing to grow a bomb from)."""
+    """The file's YAML, safely (as `loads` reads it)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(str(path), f"cannot read the configuration: {exc}", _FIX) from exc
+    return loads(text, str(path))
+
+
+def loads(text: str, where: str) -> Any:
+    """YAML text, safely: no object constructed, no alias (nothing to grow a bomb from)."""
     import yaml  # deferred: only runs with a configuration file
 
     try:
-        text = path.read_text(encoding="utf-8")
         if any(isinstance(e, yaml.AliasEvent) for e in yaml.parse(text, Loader=yaml.SafeLoader)):
-            raise UsageError(str(path), "the configuration uses a YAML alias", _FIX)
+            raise UsageError(where, "the configuration uses a YAML alias", _FIX)
         return yaml.safe_load(text) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise UsageError(str(path), f"cannot read the configuration: {exc}", _FIX) from exc
+    except yaml.YAMLError as exc:
+        raise UsageError(where, f"cannot read the configuration: {exc}", _FIX) from exc
 
 
 def _read(

@@ -61,6 +61,18 @@ def test_the_recipes_parse_and_use_real_options(recipe: str) -> None:
     assert "pip install snapdiff" not in text and 'pip install "${SNAPDIFF_PACKAGE' not in text
 
 
+def test_the_github_recipe_gives_the_action_only_its_inputs() -> None:
+    from snapdiff.config import allow_entries
+
+    text = (ROOT / "docs" / "github-actions.yml").read_text()
+    steps = yaml.safe_load(text)["jobs"]["release-notes"]["steps"]
+    (used,) = [step for step in steps if "snapdiff@" in step["uses"]]
+    assert set(used["with"]) <= set(ACTION["inputs"])
+    assert allow_entries(yaml.safe_load(used["with"]["allow"]), "allow input")
+    other = re.search(r"# config: (\S+)\n", text)  # another repository's file, commented out
+    assert other and re.fullmatch(r"[\w-]+/[\w-]+/[\w./-]+@\w+", other[1])
+
+
 def test_the_gitlab_recipe_posts_from_a_file_fails_on_errors_and_pages() -> None:
     recipe = yaml.safe_load((ROOT / "docs" / "gitlab-ci.yml").read_text())
     script = "\n".join(recipe["snapdiff"]["script"])
