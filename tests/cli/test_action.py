@@ -33,11 +33,12 @@ from gitrepo import commit, git, new_repo
 from pagegen import spec, write_page
 
 from snapdiff.ghcomment import main as comment_main
-from snapdiff.ghcomment import with_key
+from snapdiff.sticky import with_key
 
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 TOKEN = "test-token"
 BOT = "github-actions[bot]"
+DAY_2 = "2025-04-02T04:00:00+0000"  # the pull request's commit, as gitrepo.commit dates it
 RAW = "application/vnd.github.raw"  # a file's contents as they are
 
 # ---------------------------------------------------------------- expressions
@@ -396,7 +397,7 @@ def make_pull_request(
     git(repo, "checkout", "-q", "-b", "pr")
     write_page(repo, "py-a", [spec("a0", "1.9")])
     write_page(repo, "zlib", [spec("z1", "1.3"), spec("z2", "1.3", target="zen4")])
-    head = commit(repo, "downgrade py-a", 2)
+    head = commit(repo, "downgrade py-a", 2)  # on DAY_2
     event = {
         "pull_request": {
             "number": 7,
@@ -448,6 +449,31 @@ def test_without_configuration_the_comment_is_posted_once_and_the_job_passes(
     again = run_action(repo, tmp_path, event, url)  # a re-run of the same commits
     assert not again.failed and len(api.writes()) == 1  # nothing rewritten
     assert "is up to date" in again.logs["Post or update the comment"]
+
+
+def test_a_force_pushed_head_with_the_same_tree_updates_the_title(
+    pull_request: tuple[Path, dict[str, Any]], forge: tuple[Forge, str], tmp_path: Path
+) -> None:
+    """Same tree, same date, new commit id: the report says the same (same digest), but its
+    title names commits that no longer are the pull request's."""
+    repo, event = pull_request
+    api, url = forge
+    run_action(repo, tmp_path, event, url)
+    (before,) = api.ours()
+    title = before["body"].split("\n")[1]
+    old = event["pull_request"]["head"]["sha"]
+    assert f"`{old[:7]}`" in title
+    git(repo, "commit", "-q", "--amend", "-m", "downgrade py-a, reworded", date=DAY_2)
+    new = event["pull_request"]["head"]["sha"] = git(repo, "rev-parse", "HEAD")
+    assert git(repo, "rev-parse", f"{new}^{{tree}}") == git(repo, "rev-parse", f"{old}^{{tree}}")
+    run = run_action(repo, tmp_path, event, url)
+    assert "updated comment" in run.logs["Post or update the comment"]
+    (after,) = api.ours()
+    assert after["body"].split("\n")[0] == before["body"].split("\n")[0]  # the same digest
+    assert after["body"].split("\n")[1] == title.replace(old[:7], new[:7])
+    again = run_action(repo, tmp_path, event, url)
+    assert "is up to date" in again.logs["Post or update the comment"]
+    assert len(api.writes()) == 2
 
 
 def test_a_failed_gate_of_the_configuration_is_commented_then_fails_the_job(
