@@ -32,8 +32,8 @@ from clirun import ROOT
 from gitrepo import commit, git, new_repo
 from pagegen import spec, write_page
 
-from snapdiff.ghcomment import main as comment_main
-from snapdiff.sticky import with_key
+from snapdiff.ci.github import main as comment_main
+from snapdiff.ci.sticky import with_key
 
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 TOKEN = "test-token"

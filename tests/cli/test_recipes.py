@@ -49,7 +49,7 @@ def test_the_action_uploads_the_report_even_on_failure_and_skips_forks() -> None
     comment = steps["Post or update the comment"]
     assert "head.repo.full_name == github.repository" in comment["if"]
     assert "steps.diff.outputs.written == 'true'" in comment["if"]
-    assert "python -m snapdiff.ghcomment" in comment["run"]  # tests/test_action.py runs it
+    assert "python -m snapdiff.ci.github" in comment["run"]  # tests/test_action.py runs it
 
 
 @pytest.mark.parametrize("recipe", ["github-actions.yml", "gitlab-ci.yml"])

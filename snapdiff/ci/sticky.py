@@ -1,7 +1,7 @@
 """A sticky comment on a forge: found among its author's by its marker line and key, and
 rewritten only when what it says or what it is about changed.
 
-CI glue of the command line, shared by `ghcomment` (GitHub) and `glnote` (GitLab), which hold
+CI glue of the command line, shared by `github` and `gitlab`, which hold
 each forge's API: the standard library only, every request bounded by a timeout.
 """
 

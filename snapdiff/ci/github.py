@@ -1,6 +1,6 @@
 """The Action's sticky pull-request comment, posted or updated through GitHub's REST API.
 
-CI glue of the command line (`python -m snapdiff.ghcomment COMMENT.md`, run by action.yml), not
+CI glue of the command line (`python -m snapdiff.ci.github COMMENT.md`, run by action.yml), not
 a stage of the library; what makes a comment sticky is `sticky`'s. It reads GITHUB_API_URL,
 GITHUB_REPOSITORY, GITHUB_TOKEN, PR_NUMBER and COMMENT_KEY from the environment.
 """
@@ -12,7 +12,7 @@ import sys
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from .errors import printable
+from ..errors import printable
 from .sticky import CommentError, request, sticky
 
 __all__ = ["main", "post"]
@@ -68,7 +68,7 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] = os.environ)
     words = list(sys.argv[1:] if argv is None else argv)
     try:
         if len(words) != 1:
-            raise CommentError("usage: python -m snapdiff.ghcomment COMMENT.md")
+            raise CommentError("usage: python -m snapdiff.ci.github COMMENT.md")
         missing = [name for name in _NEEDED if not env.get(name)]
         if missing:
             raise CommentError(f"not set: {', '.join(missing)}")

@@ -1,6 +1,6 @@
 """The trusted configuration of a CI run, written to one file for `snapdiff --config FILE`.
 
-CI glue of the command line (`python -m snapdiff.ciconfig FILE`, run by action.yml and the
+CI glue of the command line (`python -m snapdiff.ci.trusted FILE`, run by action.yml and the
 GitLab recipe), not a stage of the library. A pull request can change its checkout, so nothing
 of it is trusted: the configuration comes from the base commit (SNAPDIFF_BASE), which it cannot
 change; outside a pull request, from the old side (SNAPDIFF_OLD) if it is a revision. From the
@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from .config import CONFIG_NAME, allow_entries, loads
-from .errors import SnapdiffError, UsageError, printable
+from ..config import CONFIG_NAME, allow_entries, loads
+from ..errors import SnapdiffError, UsageError, printable
 
 __all__ = ["main", "trusted"]
 
@@ -49,7 +49,7 @@ def _path(path: str, where: str) -> str:
 
 def _commit(revision: str) -> bool:
     """Whether the revision names a commit of the repository here."""
-    from .sources.git.process import run
+    from ..sources.git.process import run
 
     if not revision or revision.startswith("-"):
         return False
@@ -60,7 +60,7 @@ def _commit(revision: str) -> bool:
 
 def _at_base(base: str, path: str, named: bool) -> tuple[str, str]:
     """(text, what it is) of `path` at the base commit; no file is "" unless it was `named`."""
-    from .sources.git.process import GitError, run
+    from ..sources.git.process import GitError, run
 
     if not base:
         if named:
@@ -150,7 +150,7 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] = os.environ)
     words = list(sys.argv[1:] if argv is None else argv)
     try:
         if len(words) != 1:
-            raise UsageError("", "usage: python -m snapdiff.ciconfig FILE", "")
+            raise UsageError("", "usage: python -m snapdiff.ci.trusted FILE", "")
         text, said = trusted(env)
         Path(words[0]).write_text(text, encoding="utf-8")
     except SnapdiffError as exc:
