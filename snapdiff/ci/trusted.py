@@ -91,7 +91,12 @@ def _elsewhere(named: str, env: Mapping[str, str]) -> tuple[str, str]:
     if not (_NAME.fullmatch(owner) and _NAME.fullmatch(repo) and ref and path):
         raise UsageError("config", f"{named!r} is not OWNER/REPO/path@REF", _FIX)
     path = _path(path, "config")
-    api = env.get("GITHUB_API_URL") or "https://api.github.com"
+    api = env.get("GITHUB_API_URL", "")
+    if not api:
+        fix = "name a path, read at the base commit"
+        raise UsageError(
+            "config", f"{named!r}: another repository's file, in GitHub Actions only", fix
+        )
     if not api.startswith(("https://", "http://")):
         raise UsageError("GITHUB_API_URL", f"{api!r} is not an http(s) address", "")
     url = f"{api.rstrip('/')}/repos/{owner}/{repo}/contents/{quote(path)}?ref={quote(ref)}"
