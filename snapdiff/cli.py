@@ -66,6 +66,7 @@ def _rendering(args: argparse.Namespace, full_report: str | None) -> Rendering:
         template=args.template,
         template_dir=args.template_dir,
         full_report=full_report,
+        artifact=getattr(args, "artifact", None),  # a diff's only
         links=links_from(args.link_base, os.environ, full_report),
         budget=budget(args.max_chars, args.forge) if sized else None,
         colour=_colour(args.output),
@@ -138,6 +139,10 @@ def _run(args: argparse.Namespace) -> int:
         _warn(note)
     if args.template and args.template_dir:
         raise UsageError("--template", "give --template or --template-dir, not both", "")
+    if args.artifact is not None and not args.full_report:
+        raise UsageError(
+            "--artifact", "names the artifact the full report is kept as", "give --full-report FILE"
+        )
     outputs = ("--output", args.output), ("--full-report", args.full_report)
     outputs_checked(*outputs, ("--job-summary", args.job_summary))  # before any work
     narrow = filters(args)

@@ -38,7 +38,7 @@ _FILTERS = tuple(f.name for f in dataclasses.fields(Filters))  # --package, --ta
 TRUSTED_ONLY = frozenset(
     (
         *("template", "template-dir"),  # code that runs
-        *("output", "full-report", "job-summary"),  # where files are written
+        *("output", "full-report", "job-summary", "artifact"),  # where files are written, kept
         "cache-dir",  # which cache is read and written
         *("repo", "stack-url"),  # where snapshots are read from (a repository, addresses)
         *("allow", "keep-going", *_FILTERS),  # what a gate never sees: exempt, skipped, filtered

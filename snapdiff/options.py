@@ -122,6 +122,12 @@ def parser() -> argparse.ArgumentParser:
         help="also write the uncut report to FILE (JSON if it ends in .json)",
     )
     markdown(
+        "--artifact",
+        metavar="NAME",
+        help="the CI artifact the full report is uploaded as: cut sections name it (linked to "
+        "the run) rather than FILE's path",
+    )
+    markdown(
         "--job-summary",
         metavar="FILE",
         type=beside,

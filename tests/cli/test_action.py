@@ -718,6 +718,9 @@ def test_a_long_comment_key_still_fits_github_s_limit(
     assert len(ours["body"]) <= 65_536 < len(full)
     name = run.withs["Keep the full report"]["name"]  # the key cut, and its digest
     assert re.fullmatch(r"snapdiff-full-report-release-notes%2Fk{32}-[0-9a-f]{11}", name)
+    # the cuts name that artifact; no path of the runner reaches the comment or the summary
+    assert f"see the artifact `{name}`." in ours["body"]  # the summary fits: uncut
+    assert str(tmp_path) not in ours["body"] + run.summary and "runner-temp" not in ours["body"]
 
 
 def test_two_comment_keys_keep_two_comments(
