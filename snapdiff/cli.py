@@ -66,6 +66,7 @@ def _rendering(args: argparse.Namespace, full_report: str | None) -> Rendering:
         template=args.template,
         template_dir=args.template_dir,
         full_report=full_report,
+        artifact=getattr(args, "artifact", None),  # a diff's only
         links=links_from(args.link_base, os.environ, full_report),
         budget=budget(args.max_chars, args.forge) if sized else None,
         colour=_colour(args.output),
@@ -134,8 +135,14 @@ def _run(args: argparse.Namespace) -> int:
 
     parse_gates(args.fail_on)  # checked before any work
     parse_gates(args.warn_on, "--warn-on")
+    for note in args.config_notes:
+        _warn(note)
     if args.template and args.template_dir:
         raise UsageError("--template", "give --template or --template-dir, not both", "")
+    if args.artifact is not None and not args.full_report:
+        raise UsageError(
+            "--artifact", "names the artifact the full report is kept as", "give --full-report FILE"
+        )
     outputs = ("--output", args.output), ("--full-report", args.full_report)
     outputs_checked(*outputs, ("--job-summary", args.job_summary))  # before any work
     narrow = filters(args)
@@ -233,6 +240,8 @@ def _log(argv: Sequence[str]) -> int:
 
     args = parse(argv, log=True)
     outputs_checked(("--output", args.output))  # before any work
+    for note in args.config_notes:
+        _warn(note)
     snapshots = [args.range, *args.more]
     if args.more:
         start, end = snapshots[0], snapshots[-1]

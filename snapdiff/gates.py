@@ -19,6 +19,8 @@ __all__ = [
     "Gate",
     "GateCheck",
     "parse_gates",
+    "spelled",
+    "strictest",
     "tripped",
 ]
 
@@ -85,6 +87,20 @@ def parse_gates(spec: str, option: str = "--fail-on") -> list[GateCheck]:
             raise UsageError(option, f"unknown gate {word!r}", fix)
         found.append(GateCheck(_BY_NAME[match[1]], int(match[2] or 0)))
     return found
+
+
+def strictest(*given: Sequence[GateCheck]) -> list[GateCheck]:
+    """Every gate of the lists once, in the order first given, at the lowest threshold any
+    list gives it: a gate added to others can make them stricter, never weaker."""
+    lowest: dict[Gate, int] = {}
+    for check in (c for checks in given for c in checks):
+        lowest[check.gate] = min(lowest.get(check.gate, check.above), check.above)
+    return [GateCheck(gate, above) for gate, above in lowest.items()]
+
+
+def spelled(checks: Sequence[GateCheck]) -> str:
+    """Gates as a value of --fail-on (`downgrade,removed-specs:100`), which parse_gates reads."""
+    return ",".join(f"{c.gate}:{c.above}" if c.above else c.gate for c in checks)
 
 
 _NAMED = 10  # packages a gate's line names before "… and N more"

@@ -207,11 +207,13 @@ def markdown_context(
     full_report: str | None = None,
     marker: str = "",
     links: Links | None = None,
+    artifact: bool = False,
 ) -> MarkdownContext:
     """The template context: `report` (the JSON report), `sections` cut to `limits`, labels.
 
     `data` is the JSON report and `rows` its section_rows, computed once however often the
-    budget renders.
+    budget renders. `artifact`: `full_report` is the name of the CI artifact the full report is
+    kept as, not a file's.
     """
     links = links or Links()
     label = report.labeller()
@@ -224,6 +226,7 @@ def markdown_context(
         "old_label": side_label(data["old"], links, releases),
         "new_label": side_label(data["new"], links, releases),
         "full_report": link(full_report, links.full_report) if full_report else None,
+        "full_report_artifact": artifact and full_report is not None,
         "fold_after": FOLD_AFTER,
         "commit_link": commit_linker(links),
         "has_changes": report.changed,

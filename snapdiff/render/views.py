@@ -226,6 +226,7 @@ class MarkdownContext(TypedDict):
     old_label: Safe
     new_label: Safe
     full_report: Safe | None
+    full_report_artifact: bool
     fold_after: int
     commit_link: Callable[[str], Safe]
     has_changes: bool
