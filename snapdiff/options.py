@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from . import __version__
 from .errors import UsageError
-from .gates import GATES, THRESHOLD_EXAMPLE
+from .gates import GATES, REMOVED_SPECS, THRESHOLD_EXAMPLE
 from .render.budget import PRESETS
 from .render.formats import FORMATS, log_formats
 
@@ -251,7 +251,8 @@ def _add_outputs(add: Callable[..., object]) -> None:
         metavar="GATES",
         default="",
         help=f"exit 1 when any of these happened (comma-separated: {', '.join(GATES)}; "
-        f"gate:N: more than N times, e.g. {THRESHOLD_EXAMPLE}); the report is still written",
+        f"gate:N: more than N times, e.g. {THRESHOLD_EXAMPLE}); the report is still written. "
+        f"removed-specs counts {REMOVED_SPECS}",
     )
     add(
         "--warn-on",

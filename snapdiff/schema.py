@@ -8,6 +8,8 @@ from .report import GateLevel, OwnChange, SideName, Status
 from .versions import BumpKind, BumpSize
 
 __all__ = [
+    "BuiltOnlyInJSON",
+    "BumpJSON",
     "CascadeJSON",
     "ChangeJSON",
     "ConfigurationJSON",
@@ -53,7 +55,27 @@ class SummaryJSON(TypedDict):
     stacks_changed: int
 
 
-BumpJSON = TypedDict("BumpJSON", {"from": str, "to": str, "kind": BumpKind, "size": BumpSize})
+class BuiltOnlyInJSON(TypedDict):
+    """A downgrade's cause: every old build of `version` (`specs`) was in stacks removed or
+    kept without the package."""
+
+    version: str
+    specs: list[str]
+    stacks_removed: list[str]
+    stacks_left: list[str]
+    text: str
+
+
+BumpJSON = TypedDict(
+    "BumpJSON",
+    {
+        "from": str,
+        "to": str,
+        "kind": BumpKind,
+        "size": BumpSize,
+        "cause": NotRequired[BuiltOnlyInJSON | None],  # a diff's downgrades only
+    },
+)
 
 
 class FieldJSON(TypedDict):

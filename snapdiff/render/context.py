@@ -99,10 +99,18 @@ def _change_size(p: PackageJSON) -> int:
     return len(p["specs_added"]) + len(p["specs_removed"]) + len(p["specs_changed"])
 
 
+def _key(package: PackageJSON) -> tuple[str, str]:
+    return package["tag"], package["name"]
+
+
 def section_rows(report: Report, data: ReportJSON) -> Rows:
     """Every row of every section, in the order shown (downgrades first among version updates)."""
     label = report.labeller()
-    packages = [LabelledPackage(**p, label=label(p["tag"], p["name"])) for p in data["packages"]]
+    causes = {(p.tag, p.name): p.built_only_in.sentence for p in report.packages if p.built_only_in}
+    packages = [
+        LabelledPackage(**p, label=label(p["tag"], p["name"]), cause=causes.get(_key(p)))
+        for p in data["packages"]
+    ]
     changed = [p for p in packages if p["status"] == "changed"]
     bumps = [p for p in changed if p["bump"]]
     bumps.sort(key=lambda p: p["bump"] is not None and p["bump"]["kind"] != "downgrade")

@@ -43,9 +43,11 @@ __all__ = [
 
 
 class LabelledPackage(PackageJSON):
-    """A package of the JSON report, with its label (`tag/name` when tags differ)."""
+    """A package of the JSON report, with its label (`tag/name` when tags differ), and a
+    downgrade's cause as a sentence (`bump.cause`, with its values apart), or None."""
 
     label: str
+    cause: Sentence | None
 
 
 class LabelledStack(StackJSON):
