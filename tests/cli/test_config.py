@@ -97,12 +97,16 @@ DOWN = {"a": ("5.0", "0.9"), "b": ("5.0", "1.9"), "c": ("5.0", "0.1")}  # 3 down
 
 @pytest.fixture
 def downgrades(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """A checkout (the current directory) and two sides: 3 specs removed, 3 downgrades."""
+    """A checkout (the current directory) and two sides: 3 downgrades, and 3 specs removed with
+    no successor (a configuration of each package dropped)."""
     from pagegen import spec, write_page
 
     for name, versions in DOWN.items():
         for side, version in zip(("old", "new"), versions, strict=True):
-            write_page(tmp_path / side, name, [spec(f"{name}{side}", version, ("e4s", "root"))])
+            specs = [spec(f"{name}{side}", version, ("e4s", "root"))]
+            if side == "old":
+                specs.append(spec(f"{name}gone", version, ("e4s", "root"), os="rhel8"))
+            write_page(tmp_path / side, name, specs)
     (tmp_path / ".git").mkdir()
     monkeypatch.chdir(tmp_path)
     return [str(tmp_path / "old"), str(tmp_path / "new")]

@@ -229,11 +229,11 @@ def test_the_recipe_trusts_the_configuration_of_the_base_commit(
     assert "snapdiff: allowed: downgrade py-a (pinned until 2.1)" in job.log
     assert "pinned until 2.1" in lab.markers()[0]["body"]
     (repo / ".snapdiff.yaml").write_text(
-        "allow: [{gate: removed-specs, package: '*', reason: mine}]\nfail-on: [removed-specs]\n"
+        "allow: [{gate: any, package: '*', reason: mine}]\nfail-on: [any]\n"
     )
     commit(repo, "exempt everything", 3)
     job = run_job(repo, base, api, tmp_path)
-    assert job.status == 1 and "snapdiff: gate failed: removed-specs" in job.log
+    assert job.status == 1 and "snapdiff: gate failed: any" in job.log
     assert ".snapdiff.yaml: allow not read: beside --config" in job.log
 
 
