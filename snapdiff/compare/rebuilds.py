@@ -183,37 +183,41 @@ def _cascades(walk: _Walk, specs: list[str], pairs: Mapping[str, str], new: Node
     return list(map(Cascade, caused, names, map(pairs.__getitem__, caused), causes))
 
 
-def _new_build(digest: str, reached: _Reached, new: Graph) -> NewBuild:
+_Caused = tuple[
+    tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[tuple[str, int], ...]
+]  # a cause's cascade, its build-only part, its stacks, its cascade by package
+
+
+def _caused(digest: str, reached: _Reached, new: Graph) -> _Caused:
+    """What a trigger or new build caused, as its record says it."""
     stacks, packages = _spread(digest, reached.parts[digest], new)
-    node = new.nodes[digest]
-    return NewBuild(
-        digest,
-        node.name,
-        node.version,
+    return (
         tuple(sorted(chain.from_iterable(reached.cascade[digest]))),
         tuple(sorted(chain.from_iterable(reached.build_only[digest]))),
         stacks,
         packages,
-        _packages_of(reached.build_parts[digest]),
     )
+
+
+def _new_build(digest: str, reached: _Reached, new: Graph) -> NewBuild:
+    node = new.nodes[digest]
+    build_only = _packages_of(reached.build_parts[digest])
+    return NewBuild(digest, node.name, node.version, *_caused(digest, reached, new), build_only)
 
 
 def _trigger(
     digest: str, pairs: Mapping[str, str], own: OwnChanges, reached: _Reached, new: Graph
 ) -> Trigger:
-    stacks, packages = _spread(digest, reached.parts[digest], new)
+    node = new.nodes[digest]
     return Trigger(
         digest,
-        new.nodes[digest].name,
+        node.name,
         pairs[digest],
         own.changes,
         own.before,
         own.after,
-        tuple(sorted(chain.from_iterable(reached.cascade[digest]))),
-        tuple(sorted(chain.from_iterable(reached.build_only[digest]))),
-        stacks,
-        packages,
-        new.nodes[digest].version,
+        *_caused(digest, reached, new),
+        node.version,
         _packages_of(reached.build_parts[digest]),
     )
 
