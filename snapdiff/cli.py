@@ -68,7 +68,7 @@ def _rendering(args: argparse.Namespace, full_report: str | None) -> Rendering:
         full_report=full_report,
         links=links_from(args.link_base, os.environ, full_report),
         budget=budget(args.max_chars, args.forge) if sized else None,
-        colour=_colour(args.output),
+        colour=FORMATS[args.format].coloured and _colour(args.color, args.output),
         cached=True,
     )
 
@@ -90,8 +90,11 @@ def _stack_urls(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-def _colour(output: str | None) -> bool:
-    """Colour for a terminal: stdout is one, and NO_COLOR (no-color.org) is not set."""
+def _colour(when: str, output: str | None) -> bool:
+    """--color: `always`, `never`, or `auto`: colour for a terminal, when the output goes to
+    stdout, stdout is one, and NO_COLOR (no-color.org) is not set."""
+    if when != "auto":
+        return when == "always"
     return not output and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 

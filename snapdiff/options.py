@@ -190,6 +190,14 @@ def _add_format(add: Callable[..., object], names: Sequence[str] = tuple(FORMATS
         help=f"{', '.join(helps[:-1])}{',' * (len(helps) > 2)} or {helps[-1]}",
     )
     add("-o", "--output", metavar="FILE", type=to_file, help="write to FILE atomically (-: stdout)")
+    if any(FORMATS[name].coloured for name in names):
+        add(
+            "--color",
+            choices=("auto", "always", "never"),
+            default="auto",
+            help="colour the text view: auto (default: on a terminal, unless NO_COLOR is set), "
+            "always or never",
+        )
 
 
 def _add_inputs(add: Callable[..., object]) -> None:

@@ -98,12 +98,13 @@ class Format:
     report: Callable[[Report, Rendering], str]
     history: Callable[[History, Rendering], str] | None = None  # None: `snapdiff log` has none
     sized: bool = False  # --max-chars and --for cut it
+    coloured: bool = False  # --color colours it
 
 
 FORMATS: dict[str, Format] = {
     "markdown": Format("Markdown (default)", _markdown, _markdown_history, sized=True),
     "json": Format("JSON", _json, _json_history),
-    "text": Format("text for a terminal (coloured on one, unless NO_COLOR)", _text),
+    "text": Format("text for a terminal (see --color)", _text, coloured=True),
 }
 
 

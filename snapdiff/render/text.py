@@ -3,7 +3,7 @@
 Like `nvd diff`: counts, then downgrades, upgrades, packages removed and added, stacks removed,
 added and moved, then why specs were added and removed, package by package. Its notes and
 summary lines are the Markdown's sentences (`sentences.notes`), without code spans. Colour
-only where asked (the command line asks on a terminal, unless NO_COLOR is set); every string
+only where asked (`--color`: by default on a terminal, unless NO_COLOR is set); every string
 from the data is shown on one line, control characters escaped.
 """
 

@@ -49,6 +49,27 @@ def test_colour_on_a_terminal_unless_no_color(
     assert ("\x1b[1m\x1b[32mupgrades (5)\x1b[0m" in terminal.getvalue()) == coloured
 
 
+@pytest.mark.parametrize(
+    ("when", "terminal", "coloured"),
+    [("always", False, True), ("never", True, False), ("auto", False, False), ("auto", True, True)],
+)
+def test_color_always_never_or_auto(
+    when: str, terminal: bool, coloured: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`--color always` colours a pipe and a file too, `never` not even a terminal; `auto` only a
+    terminal (NO_COLOR unset)."""
+    from snapdiff.cli import main
+
+    stdout = Terminal() if terminal else io.StringIO()
+    monkeypatch.setattr("sys.stdout", stdout)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert main([V1, V2, "--format", "text", "--color", when]) == 0
+    assert ("\x1b[1m\x1b[32mupgrades (5)\x1b[0m" in stdout.getvalue()) == coloured
+    written = tmp_path / "out.txt"
+    assert main([V1, V2, "--format", "text", "--color", when, "-o", str(written)]) == 0
+    assert ("\x1b[" in written.read_text(encoding="utf-8")) == (when == "always")
+
+
 def test_no_change_and_data_kept_on_one_line() -> None:
     report = diff_snapshots(*load_pair(V1, V1))
     assert render_text(report).splitlines()[1] == "no changes: 325 specs of 5 packages"
