@@ -200,29 +200,44 @@ def _rebuilds(out: _Out, report: Report) -> None:
         out.lines.append(out.paint(printable(f"  {missing.plain()}"), _RED))
 
 
+def _filters(report: Report) -> list[str]:
+    """The filters that narrowed the report, as the Markdown names them."""
+    applied = report.filters.applied
+    if not applied:
+        return []
+    said = "; ".join(f"{name} {', '.join(globs)}" for name, globs in applied)
+    return [printable(f"only specs matching: {said}")]
+
+
+def _counted_over(report: Report) -> list[str]:
+    """What the counts run over: the one cache tag that changed, or each tag or environment."""
+    lines = []
+    found = report.one_tag()
+    if found:
+        others = "other tag" if len(found.others) == 1 else f"{len(found.others):,} other tags"
+        said = f"every change is in cache tag {found.tag}; the {others} did not change"
+        lines.append(printable(said))
+    if report.tags_counted():
+        lines.append(f"counted per cache tag ({report.tags_counted():,} tags)")
+    if report.environments_counted():
+        lines.append(f"counted per environment ({report.environments_counted():,})")
+    return lines
+
+
 def render_text(report: Report, colour: bool = False) -> str:
     """The report as a few lines for a terminal (ANSI colours when `colour`)."""
     out = _Out(colour)
     label = report.labeller()
     subject = "" if report.subject() == "Catalogue" else f"{report.subject().lower()} changes, "
     out.lines.append(printable(f"snapdiff: {subject}{report.old.source} → {report.new.source}"))
+    out.lines += _filters(report)
     if not report.changed:
         out.lines.append(
             f"no changes: {counted(report.new.specs, 'spec')} of "
             f"{counted(report.new.packages, 'package')}"
         )
         return "\n".join(out.lines) + "\n"
-    found = report.one_tag()
-    if found:
-        others = "other tag" if len(found.others) == 1 else f"{len(found.others):,} other tags"
-        out.lines.append(
-            printable(f"every change is in cache tag {found.tag}; the {others} did not change")
-        )
-    if report.tags_counted():
-        out.lines.append(f"counted per cache tag ({report.tags_counted():,} tags)")
-    if report.environments_counted():
-        out.lines.append(f"counted per environment ({report.environments_counted():,})")
-    out.lines += _counts(report)
+    out.lines += [*_counted_over(report), *_counts(report)]
     out.lines.append(
         CHANGED_LEGEND if report.stacks_row() else CHANGED_LEGEND.split("; a stack")[0]
     )

@@ -237,3 +237,16 @@ def test_the_text_says_the_gates_the_markdown_s_first_screen_says(
         "  exemption used, removed-specs: changes of packages py-jax not counted "
         "(moved to the new stacks)"
     )
+
+
+def test_the_text_view_names_its_filters(capsys: pytest.CaptureFixture[str]) -> None:
+    """As the Markdown does, changes or none, each value on one line."""
+    code, out, _ = run([V1, V2, "-f", "text", "--package", "py-jax", "--package", "py-ml*"], capsys)
+    assert code == 0 and out.splitlines()[1] == "only specs matching: package py-jax, py-ml*"
+    code, out, _ = run([V1, V1, "-f", "text", "--stack", "ml-*", "--tag", "develop"], capsys)
+    assert out.splitlines()[1:3] == [
+        "only specs matching: tag develop; stack ml-*",
+        "no changes: 183 specs of 5 packages",
+    ]
+    code, out, _ = run([V1, V2, "-f", "text"], capsys)
+    assert "only specs matching" not in out
