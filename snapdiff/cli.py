@@ -174,7 +174,8 @@ def _run(args: argparse.Namespace) -> int:
     for warning in [*said, *(f"skipped {printable(page)}" for page in report.skipped)]:
         print(f"snapdiff: warning: {warning}", file=sys.stderr)
     summary = PRESETS["github-summary"] if args.job_summary else None
-    rendered = render_report(report, args.format, _rendering(args, args.full_report), summary)
+    how = dataclasses.replace(_rendering(args, args.full_report), all_causes=args.all_causes)
+    rendered = render_report(report, args.format, how, summary)
     files = (args.full_report, rendered.full), (args.job_summary, rendered.summary)
     write_files(*files, (args.output, rendered.text))  # all of them, or none on an error
     if not args.output:

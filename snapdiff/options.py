@@ -244,6 +244,12 @@ def _add_config(add: Callable[..., object]) -> None:
 def _add_outputs(add: Callable[..., object]) -> None:
     """What is written, and what the exit code says."""
     _add_format(add)
+    add(
+        "--all-causes",
+        action="store_true",
+        help="name every cause of rebuilds on the first screen (Markdown, text), not the "
+        "largest five and how many more",
+    )
     add("--exit-code", action="store_true", help="exit 1 when there are changes, like git diff")
     add(
         "--fail-on",

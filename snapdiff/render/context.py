@@ -99,8 +99,9 @@ def _change_size(p: PackageJSON) -> int:
     return len(p["specs_added"]) + len(p["specs_removed"]) + len(p["specs_changed"])
 
 
-def section_rows(report: Report, data: ReportJSON) -> Rows:
-    """Every row of every section, in the order shown (downgrades first among version updates)."""
+def section_rows(report: Report, data: ReportJSON, all_causes: bool = False) -> Rows:
+    """Every row of every section, in the order shown (downgrades first among version updates),
+    and the first screen's lines on rebuilds (`all_causes`: naming every cause)."""
     label = report.labeller()
     packages = [LabelledPackage(**p, label=label(p["tag"], p["name"])) for p in data["packages"]]
     changed = [p for p in packages if p["status"] == "changed"]
@@ -114,7 +115,7 @@ def section_rows(report: Report, data: ReportJSON) -> Rows:
         key=lambda s: order[s["status"]] if s["status"] != "changed" or not _loses(s) else 1,
     )
     others = sorted((p for p in changed if not p["bump"]), key=lambda p: -_change_size(p))
-    rebuilds = views(report)
+    rebuilds = views(report, all_causes)
     return {
         "stacks": shown,
         "bumps": bumps,

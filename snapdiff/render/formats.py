@@ -39,6 +39,7 @@ class Rendering:
     links: Links = field(default_factory=Links)
     budget: int | None = None  # Markdown: the size to cut to (None: everything)
     colour: bool = False  # text: ANSI colours
+    all_causes: bool = False  # Markdown and text: every cause of rebuilds on the first screen
     cached: bool = False  # Markdown: keep compiled templates (the command line opts in)
 
 
@@ -52,6 +53,7 @@ def _renderer(report: Report, how: Rendering) -> MarkdownRenderer:
         full_report=how.full_report,
         cached=how.cached,
         links=how.links,
+        all_causes=how.all_causes,
     )
 
 
@@ -68,7 +70,7 @@ def _json(report: Report, how: Rendering) -> str:
 def _text(report: Report, how: Rendering) -> str:
     from .text import render_text
 
-    return render_text(report, colour=how.colour)
+    return render_text(report, colour=how.colour, all_causes=how.all_causes)
 
 
 def _markdown_history(history: History, how: Rendering) -> str:

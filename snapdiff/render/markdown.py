@@ -187,10 +187,11 @@ class MarkdownRenderer:
         full_report: str | None = None,
         cached: bool = False,
         links: Links | None = None,
+        all_causes: bool = False,
     ) -> None:
         self.report = report
         self.data = report_to_dict(report)
-        self.rows = section_rows(report, self.data)
+        self.rows = section_rows(report, self.data, all_causes)
         self.full_report = full_report
         self.links = links or Links()
         # all but the sections is the same whatever their limits: worked out once

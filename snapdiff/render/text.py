@@ -189,9 +189,9 @@ def _explanations(report: Report, notes: Notes, label: Labeller) -> list[str]:
     return [printable(line) for line in lines]
 
 
-def _rebuilds(out: _Out, report: Report) -> None:
+def _rebuilds(out: _Out, report: Report, all_causes: bool) -> None:
     """Why specs were rebuilt: the Markdown's first-screen lines, in its order."""
-    lines, missing = first_screen(report)
+    lines, missing = first_screen(report, every=all_causes)
     if not lines and not missing:
         return
     out.lines += ["", out.paint("why specs were rebuilt", _BOLD)]
@@ -224,8 +224,9 @@ def _counted_over(report: Report) -> list[str]:
     return lines
 
 
-def render_text(report: Report, colour: bool = False) -> str:
-    """The report as a few lines for a terminal (ANSI colours when `colour`)."""
+def render_text(report: Report, colour: bool = False, all_causes: bool = False) -> str:
+    """The report as a few lines for a terminal (ANSI colours when `colour`; every cause of
+    rebuilds with `all_causes`, else the largest five)."""
     out = _Out(colour)
     label = report.labeller()
     subject = "" if report.subject() == "Catalogue" else f"{report.subject().lower()} changes, "
@@ -266,7 +267,7 @@ def render_text(report: Report, colour: bool = False) -> str:
     out.group("stacks removed", _RED, stacks["removed"])
     out.group("stacks added", _GREEN, stacks["added"])
     out.group("stacks moved", _YELLOW, _moves(report.stack_moves, label))
-    _rebuilds(out, report)
+    _rebuilds(out, report, all_causes)
     if report.stacks:
         out.lines += ["", printable(notes["root_not_a_stack"].plain())]
     explained = _explanations(report, notes, label)
