@@ -7,7 +7,7 @@ import dataclasses
 import difflib
 from collections.abc import Sequence, Set
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from .errors import UsageError
 from .gates import Allow, parse_gates
@@ -16,6 +16,7 @@ from .model import Filters
 __all__ = [
     "CONFIG_NAME",
     "TRUSTED_ONLY",
+    "Configured",
     "allow_list",
     "config_arguments",
     "find_config",
@@ -76,36 +77,115 @@ def options_of(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
     return found
 
 
-def _tokens(option: str, action: argparse.Action, value: Any, path: Path) -> list[str]:
-    """Command-line words for one configuration key, after checking the value's type."""
+def _tokens(option: str, action: argparse.Action, value: Any, where: str) -> list[str]:
+    """Command-line words for one configuration key, after checking the value's type (an
+    error names `where`: the file and the key's line)."""
     flag = f"--{option}"
     if action.nargs == 0:  # a switch
         if not isinstance(value, bool):
-            raise UsageError(str(path), f"{option} must be true or false", _FIX)
+            raise UsageError(where, f"{option} must be true or false", _FIX)
         return [flag] if value else []
     if isinstance(value, list) and action.metavar == "GATES":  # a list where a list is meant
         value = ",".join(str(v) for v in value)
     if isinstance(action, argparse._AppendAction):
         values = value if isinstance(value, list) else [value]
         if not all(isinstance(v, (str, int, float)) for v in values):
-            raise UsageError(str(path), f"{option} must be a value or a list of values", _FIX)
+            raise UsageError(where, f"{option} must be a value or a list of values", _FIX)
         return [word for v in values for word in (flag, str(v))]
     if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-        raise UsageError(str(path), f"{option} must be a single value", _FIX)
+        raise UsageError(where, f"{option} must be a single value", _FIX)
     return [flag, str(value)]
 
 
-def _load(path: Path) -> Any:
-    """The file's YAML, safely: no object constructed, no alias (nothing to grow a bomb from)."""
+class _Loaded(NamedTuple):
+    """A configuration's values, and where each top-level key and `allow:` entry is."""
+
+    values: Any
+    path: Path
+    lines: dict[str, int]  # each top-level key's line
+    allow_lines: tuple[int, ...] = ()  # each `allow:` entry's line
+
+    def at(self, key: object) -> str:
+        """`FILE:LINE` of a top-level key (the file alone where its line is not known)."""
+        line = self.lines.get(str(key))
+        return f"{self.path}:{line}" if line else str(self.path)
+
+
+def _at(path: Path, text: str, line: int) -> str:
+    """`FILE:LINE`, 1-based, never past the file's last line (the end of a file is on it)."""
+    return f"{path}:{max(1, min(line, len(text.splitlines())))}"
+
+
+def _yaml_error(path: Path, text: str, exc: Exception) -> UsageError:
+    """A YAML error as one line naming the file and line: `FILE:LINE: not valid YAML: ...`."""
+    import yaml
+
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
+        return UsageError(
+            _at(path, text, exc.problem_mark.line + 1), f"not valid YAML: {exc.problem}", _FIX
+        )
+    if isinstance(exc, yaml.reader.ReaderError):  # a control character
+        where = _at(path, text, text.count("\n", 0, exc.position) + 1)
+        return UsageError(where, f"not valid YAML: {exc.reason} (#x{exc.character:04x})", _FIX)
+    return UsageError(str(path), f"not valid YAML: {exc}", _FIX)
+
+
+def _text(path: Path) -> str:
+    """The file's text; an error names the file (and the line of a byte that is not UTF-8)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UsageError(str(path), f"cannot read the configuration: {exc.strerror}", _FIX) from exc
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        where = f"{path}:{line}"
+        raise UsageError(where, f"not UTF-8 (byte 0x{data[exc.start]:02x})", _FIX) from exc
+
+
+def _load(path: Path) -> _Loaded:
+    """The file's YAML, safely (no object constructed, no alias: nothing to grow a bomb from),
+    with the line of each key; an error is one line naming the file and line."""
     import yaml  # deferred: only runs with a configuration file
 
+    text = _text(path)
     try:
-        text = path.read_text(encoding="utf-8")
-        if any(isinstance(e, yaml.AliasEvent) for e in yaml.parse(text, Loader=yaml.SafeLoader)):
-            raise UsageError(str(path), "the configuration uses a YAML alias", _FIX)
-        return yaml.safe_load(text) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise UsageError(str(path), f"cannot read the configuration: {exc}", _FIX) from exc
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):
+                mark = event.start_mark
+                where = _at(path, text, mark.line + 1 if mark else 1)
+                raise UsageError(where, "the configuration uses a YAML alias", _FIX)
+        loader = yaml.SafeLoader(text)
+        try:
+            node = loader.get_single_node()
+            values = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
+    except yaml.YAMLError as exc:
+        raise _yaml_error(path, text, exc) from exc
+    if not isinstance(node, yaml.MappingNode):
+        return _Loaded(values or {}, path, {})
+    return _Loaded(values, path, *_lines(path, node))
+
+
+def _lines(path: Path, node: Any) -> tuple[dict[str, int], tuple[int, ...]]:
+    """The line of each key of a mapping node, and of each entry of its `allow:` list; a key
+    given twice is an error (YAML keeps the last, silently)."""
+    lines: dict[str, int] = {}
+    allow: tuple[int, ...] = ()
+    for key, value in node.value:
+        line = key.start_mark.line + 1
+        first = lines.setdefault(str(key.value), line)
+        if first != line:
+            what = f"{key.value} is given twice (lines {first} and {line})"
+            raise UsageError(f"{path}:{line}", what, "keep one")
+        if key.value == "allow" and value.id == "sequence":
+            allow = tuple(item.start_mark.line + 1 for item in value.value)
+    return lines, allow
+
+
+Configured = list[tuple[str, list[str]]]  # (`FILE:LINE` of a key, its command-line words)
 
 
 def config_arguments(
@@ -114,8 +194,9 @@ def config_arguments(
     argv: Sequence[str],
     trusted: bool,
     elsewhere: Set[str] = frozenset(),
-) -> list[str]:
-    """The configuration as command-line words to put before argv (so argv wins).
+) -> Configured:
+    """The configuration as command-line words to put before argv (so argv wins), key by key
+    with the file and line each comes from.
 
     A list option given on the command line replaces the configured list rather than adding to
     it, and one of `--max-chars`/`--for` (or `--template`/`--template-dir`) given on the command
@@ -124,20 +205,21 @@ def config_arguments(
     command, e.g. `fail-on` for `snapdiff log`) is checked like any other, then set aside.
     """
     loaded = _load(path)
-    if not isinstance(loaded, dict):
-        raise UsageError(str(path), "the configuration is not a mapping of options", _FIX)
+    if not isinstance(loaded.values, dict):
+        raise UsageError(f"{path}:1", "the configuration is not a mapping of options", _FIX)
     options = options_of(parser)
     given = {word.split("=")[0] for word in argv if word.startswith("--")}
-    words: list[str] = []
-    for key, value in loaded.items():
+    words: Configured = []
+    for key, value in loaded.values.items():
         option = str(key).replace("_", "-")
+        where = loaded.at(key)
         if option not in options and option not in elsewhere and option != "allow":
             close = difflib.get_close_matches(option, [*options, *sorted(elsewhere)], n=1)
             fix = f"did you mean {close[0]!r}?" if close else _FIX
-            raise UsageError(str(path), f"unknown option {key!r}", fix)
+            raise UsageError(where, f"unknown option {key!r}", fix)
         if option in TRUSTED_ONLY and not trusted:
             what = f"{option} is not read from a configuration found in the checkout"
-            raise UsageError(str(path), what, f"pass --config {path} to trust it, or --no-config")
+            raise UsageError(where, what, f"pass --config {path} to trust it, or --no-config")
         if option == "allow" or option not in options:
             continue  # not an option of this command: allow_list reads `allow`
         action = options[option]
@@ -145,7 +227,7 @@ def config_arguments(
             continue
         if any(option in group and {f"--{o}" for o in group} & given for group in _TOGETHER):
             continue
-        words += _tokens(option, action, value, path)
+        words.append((where, _tokens(option, action, value, where)))
     return words
 
 
@@ -155,12 +237,12 @@ def allow_list(path: Path | None) -> list[Allow]:
     if path is None:
         return []
     loaded = _load(path)
-    entries = loaded.get("allow", []) if isinstance(loaded, dict) else []
+    entries = loaded.values.get("allow", []) if isinstance(loaded.values, dict) else []
     if not isinstance(entries, list):
-        raise UsageError(str(path), "allow must be a list of entries", _FIX)
+        raise UsageError(loaded.at("allow"), "allow must be a list of entries", _FIX)
     found = []
-    for number, entry in enumerate(entries, start=1):
-        where = f"{path}: allow entry {number}"
+    for number, (entry, line) in enumerate(zip(entries, loaded.allow_lines, strict=True), 1):
+        where = f"{path}:{line}: allow entry {number}"
         if not isinstance(entry, dict) or set(entry) - {"gate", "package", "stack", "reason"}:
             raise UsageError(where, "takes gate, package or stack, and reason", _FIX)
         checks = parse_gates(str(entry.get("gate", "")), where)

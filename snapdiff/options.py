@@ -15,6 +15,7 @@ from .render.budget import PRESETS
 from .render.formats import FORMATS, log_formats
 
 if TYPE_CHECKING:
+    from .config import Configured
     from .model import Filters
 
 __all__ = ["FILTERS", "default_jobs", "filters", "log_parser", "parse", "parser"]
@@ -320,13 +321,30 @@ def parse(argv: Sequence[str], log: bool = False) -> argparse.Namespace:
     diff_only = set(options_of(parser())) - set(options_of(options)) if log else set()
     trusted = known.config is not None
     configured = config_arguments(options, path, argv, trusted, elsewhere=diff_only)
-    try:
-        options.parse_args([*configured, *(["A..B"] if log else ["OLD", "NEW"])])
-    except UsageError as exc:
-        raise UsageError(str(path), exc.what, "fix the configuration file") from exc
-    args = options.parse_args([*configured, *argv])
+    words = _checked(options, configured, ["A..B"] if log else ["OLD", "NEW"], str(path))
+    args = options.parse_args([*words, *argv])
     args.allow = allow_list(path)
     return args
+
+
+def _checked(
+    options: argparse.ArgumentParser, configured: Configured, sides: list[str], path: str
+) -> list[str]:
+    """The configuration's words, checked as the parser reads them before the command line's
+    are added: an error names the file and the line of the key at fault (tried alone)."""
+    words = [word for _, said in configured for word in said]
+    try:
+        options.parse_args([*words, *sides])
+    except UsageError as exc:
+        where, what = path, exc.what
+        for at, said in configured:
+            try:
+                options.parse_args([*said, *sides])
+            except UsageError as alone:
+                where, what = at, alone.what
+                break
+        raise UsageError(where, what, "fix the configuration file") from exc
+    return words
 
 
 def filters(args: argparse.Namespace) -> Filters:

@@ -420,7 +420,7 @@ def test_log_reads_the_configuration_like_the_diff(
     found.write_text("package: [py-jax]\n")
     assert main(base) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"snapdiff: error: {found}: package is not read from a configuration")
+    assert err.startswith(f"snapdiff: error: {found}:1: package is not read from a configuration")
     found.write_text("fail_onn: downgrade\n")
     assert main(base) == 2
     assert "unknown option 'fail_onn' (did you mean 'fail-on'?)" in capsys.readouterr().err
