@@ -7,7 +7,8 @@ import dataclasses
 import gc
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, NoReturn
 
@@ -24,7 +25,10 @@ __all__ = ["main"]
 
 if TYPE_CHECKING:
     from .compare.causesapart import CausesApart
+    from .history import History
+    from .model import Filters
     from .report import GateOutcome, Report
+    from .sources import LoadOptions
 
 
 def _sides(
@@ -56,6 +60,42 @@ def _sides(
 
         return merge_base(start, end, repo), end
     return start, end
+
+
+def _labels(old: str, new: str | None, names: tuple[str, str] = ("OLD", "NEW")) -> dict[str, str]:
+    """What names each side in an error, by the words given for it: OLD and NEW, or the ends
+    of one range `A..B` (`A...B`), as `_sides` reads them (an empty end is HEAD)."""
+    if new is None and ".." in old:
+        start, _, end = old.partition("..." if "..." in old else "..")
+        new = end or "HEAD"
+        old = start
+    labels = {old: names[0]}
+    if new is not None:
+        labels.setdefault(new, names[1])
+    return labels
+
+
+@contextmanager
+def _naming(labels: Mapping[str, str]) -> Iterator[None]:
+    """An error about an argument (its `where` the argument, or the argument and more in
+    parentheses) says which: `OLD: nosuch: no such directory or git revision`."""
+    try:
+        yield
+    except SnapdiffError as exc:
+        where = exc.where
+        said = next((a for a in labels if where == a or where.startswith(f"{a} (")), None)
+        if said is None:
+            raise
+        raise type(exc)(f"{labels[said]}: {where}", exc.what, exc.fix) from exc
+
+
+def _templates_checked(args: argparse.Namespace) -> None:
+    """--template and --template-dir name what is there, before any work (a folder that is
+    not there would leave the default templates in use, unsaid)."""
+    if args.template and not os.path.isfile(args.template):
+        raise UsageError(f"--template {args.template}", "no such file", "check the path")
+    if args.template_dir and not os.path.isdir(args.template_dir):
+        raise UsageError(f"--template-dir {args.template_dir}", "no such folder", "check the path")
 
 
 def _rendering(args: argparse.Namespace, full_report: str | None) -> Rendering:
@@ -139,6 +179,7 @@ def _run(args: argparse.Namespace) -> int:
     parse_gates(args.warn_on, "--warn-on")
     if args.template and args.template_dir:
         raise UsageError("--template", "give --template or --template-dir, not both", "")
+    _templates_checked(args)
     outputs = ("--output", args.output), ("--full-report", args.full_report)
     outputs_checked(*outputs, ("--job-summary", args.job_summary))  # before any work
     narrow = filters(args)
@@ -157,9 +198,11 @@ def _run(args: argparse.Namespace) -> int:
         jobs=jobs,
         graphs=causes.start if causes else None,
     )
+    labels = _labels(args.old, args.new)
     try:
         try:
-            old, new = load_pair(*_sides(args.old, args.new, args.repo), options, narrow)
+            with _naming(labels):
+                old, new = load_pair(*_sides(args.old, args.new, args.repo), options, narrow)
         finally:
             progress.done()
         heap_returned(old, new)
@@ -231,17 +274,19 @@ def _unsized(args: argparse.Namespace) -> list[str]:
 
 def _log(argv: Sequence[str]) -> int:
     """`snapdiff log A..B`, or `snapdiff log S1 S2 [S3 ...]` over snapshots given in order."""
-    from .history import history
-    from .history.apart import history_apart
-    from .sources import LoadOptions, backwards, history_parts, load_sequence, short_commit
+    from .sources import LoadOptions, backwards
 
     args = parse(argv, log=True)
+    _templates_checked(args)
     outputs_checked(("--output", args.output))  # before any work
     snapshots = [args.range, *args.more]
     if args.more:
         start, end = snapshots[0], snapshots[-1]
+        labels = {s: f"SNAPSHOT {n}" for n, s in reversed(list(enumerate(snapshots, 1)))}
     else:
-        start, end = _sides(args.range, None, args.repo, "snapdiff log")
+        labels = _labels(args.range, None, ("A", "B"))
+        with _naming(labels):
+            start, end = _sides(args.range, None, args.repo, "snapdiff log")
     for warning in _unsized(args):
         print(f"snapdiff: warning: {warning}", file=sys.stderr)
     base = args.range.partition("...") if "..." in args.range and not args.more else None
@@ -257,14 +302,8 @@ def _log(argv: Sequence[str]) -> int:
         jobs=args.jobs or default_jobs(),
     )
     try:
-        if args.more:
-            pairs = load_sequence(snapshots, options)
-            walked = history(pairs, start, end, narrow, unit="snapshot")
-        else:
-            parts = history_parts(start, end, options, narrow)  # halves: side by side
-            walked = history_apart(parts, start, end, _warn, narrow, merge_base_of, progress)
-            ends = short_commit(start, args.repo), short_commit(end, args.repo)
-            walked = dataclasses.replace(walked, start_commit=ends[0], end_commit=ends[1])
+        with _naming(labels):
+            walked = _walked(args, start, end, merge_base_of, narrow, options)
         KEPT(walked)
     finally:
         progress.done()
@@ -275,6 +314,28 @@ def _log(argv: Sequence[str]) -> int:
         print(f"snapdiff: warning: {printable(said)}", file=sys.stderr)
     write(args.output, render_history(walked, args.format, _rendering(args, None)))
     return 0
+
+
+def _walked(
+    args: argparse.Namespace,
+    start: str,
+    end: str,
+    merge_base_of: tuple[str, str] | None,
+    narrow: Filters,
+    options: LoadOptions,
+) -> History:
+    """The history `snapdiff log` walks: of the snapshots given, or of a range (in halves)."""
+    from .history import history
+    from .history.apart import history_apart
+    from .sources import history_parts, load_sequence, short_commit
+
+    if args.more:
+        pairs = load_sequence([args.range, *args.more], options)
+        return history(pairs, start, end, narrow, unit="snapshot")
+    parts = history_parts(start, end, options, narrow)  # halves: side by side
+    walked = history_apart(parts, start, end, _warn, narrow, merge_base_of, options.progress)
+    ends = short_commit(start, args.repo), short_commit(end, args.repo)
+    return dataclasses.replace(walked, start_commit=ends[0], end_commit=ends[1])
 
 
 def console() -> NoReturn:

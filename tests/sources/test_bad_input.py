@@ -136,7 +136,7 @@ def test_a_file_given_as_a_snapshot(tmp_path: Path, capsys: pytest.CaptureFixtur
     single = tmp_path / "page.md"
     single.write_text("hello")
     assert refused([V1, str(single)], tmp_path, capsys) == (
-        f"{single}: not a directory (give a directory of catalogue pages, a git revision or a"
+        f"NEW: {single}: not a directory (give a directory of catalogue pages, a git revision or a"
         " build-cache index.json)"
     )
 
