@@ -38,6 +38,8 @@ class Problems:
         """Raise the error, or (keeping going) note it and carry on without the page."""
         if not self.keep_going:
             raise error
+        if error.message in self.skipped:
+            return  # said once (the files of a folder at a page's place, each its fault)
         self.skipped.append(error.message)
         place = _CATALOGUE_PATH.search(error.where)
         if place:
