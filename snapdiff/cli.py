@@ -20,6 +20,7 @@ from .process import KEPT, collector_paused, heap_returned, terminated_cleanly
 from .render.budget import PRESETS, budget
 from .render.formats import FORMATS, Rendering, render_history, render_report
 from .render.links import links_from
+from .report.labels import short_commit
 
 __all__ = ["main"]
 
@@ -257,9 +258,10 @@ def _usage_warnings(report: Report, args: argparse.Namespace) -> list[str]:
     found = _unsized(args)
     old, new = report.old.date, report.new.date
     if old and new and datetime.fromisoformat(new) < datetime.fromisoformat(old):
+        ids = short_commit(report.new.commit or ""), short_commit(report.old.commit or "")
         found.append(
-            f"the new side ({report.new.commit}, {new[:10]}) is older than the old side "
-            f"({report.old.commit}, {old[:10]}): are OLD and NEW swapped?"
+            f"the new side ({ids[0]}, {new[:10]}) is older than the old side "
+            f"({ids[1]}, {old[:10]}): are OLD and NEW swapped?"
         )
     return found
 
@@ -327,14 +329,14 @@ def _walked(
     """The history `snapdiff log` walks: of the snapshots given, or of a range (in halves)."""
     from .history import history
     from .history.apart import history_apart
-    from .sources import history_parts, load_sequence, short_commit
+    from .sources import commit_id, history_parts, load_sequence
 
     if args.more:
         pairs = load_sequence([args.range, *args.more], options)
         return history(pairs, start, end, narrow, unit="snapshot")
     parts = history_parts(start, end, options, narrow)  # halves: side by side
     walked = history_apart(parts, start, end, _warn, narrow, merge_base_of, options.progress)
-    ends = short_commit(start, args.repo), short_commit(end, args.repo)
+    ends = commit_id(start, args.repo), commit_id(end, args.repo)
     return dataclasses.replace(walked, start_commit=ends[0], end_commit=ends[1])
 
 

@@ -60,7 +60,7 @@ class Step:
     build-cache indexes why specs were rebuilt, as a diff's first screen says it (no more of its
     report is kept, so a long range stays small)."""
 
-    commit: str  # short id
+    commit: str  # full id (a snapshot given: as given)
     date: str
     summary: Summary
     bumps: tuple[StepBump, ...]
@@ -105,7 +105,7 @@ class History:
     packages: tuple[PackagePath, ...]
     flapping: tuple[Flap, ...]
     tags: tuple[str, ...] = ()  # every cache tag the range's snapshots hold
-    start_commit: str | None = None  # short ids of the ends
+    start_commit: str | None = None  # full ids of the ends
     end_commit: str | None = None
     merge_base_of: tuple[str, str] | None = None  # `A...B`: start is the merge base of A and B
     unit: Unit = "commit"  # a step: a commit of A..B, or a snapshot given after the first

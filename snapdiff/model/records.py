@@ -226,7 +226,7 @@ class Snapshot:
 
     source: str
     pages: Mapping[tuple[str, str], Page]
-    commit: str | None = None  # short commit id, for git revisions
+    commit: str | None = None  # full commit id, for git revisions
     date: str | None = None  # commit date (ISO 8601), for git revisions
     warnings: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()  # bad pages left out (--keep-going), as error messages

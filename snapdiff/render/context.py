@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from ..report import GateOutcome, Report
+from ..report.labels import short_commit
 from ..schema import (
     PackageJSON,
     ReportJSON,
@@ -61,8 +62,9 @@ def link(text: str, url: str | None) -> Safe:
 
 
 def commit_linker(links: Links) -> Callable[[str], Safe]:
-    """`commit_link(sha)` for templates: a commit id as a code span, linked where known."""
-    return lambda commit: link(commit, links.commit(commit))
+    """`commit_link(sha)` for templates: a commit id as a code span of its short form,
+    linked (by its full id) where known."""
+    return lambda commit: link(short_commit(commit), links.commit(commit))
 
 
 def side_label(side: SideJSON, links: Links, with_tags: bool = False) -> Safe:
@@ -71,7 +73,7 @@ def side_label(side: SideJSON, links: Links, with_tags: bool = False) -> Safe:
     commit = side["commit"]
     details = [some(side["tags"], 50)] if with_tags and side["tags"] else []
     if commit:
-        details += [link(commit, links.commit(commit)), Safe((side["date"] or "")[:10])]
+        details += [commit_linker(links)(commit), Safe((side["date"] or "")[:10])]
         source = side["source"]
         if _COMMIT_SOURCE.fullmatch(source) and source.startswith(commit[:7]):
             return Safe(" ".join(details[-2:]) if not with_tags else ", ".join(details))

@@ -35,7 +35,7 @@ class Revision:
 
     arg: str  # as the user gave it
     tree: str  # id of the tree holding the snapshot
-    commit: str | None  # short commit id, when the argument names a commit
+    commit: str | None  # full commit id, when the argument names a commit
     date: str | None  # committer date, ISO 8601
     file: str | None = None  # `REV:path` naming a file: its name (`tree` is its folder's)
 
@@ -156,13 +156,12 @@ class GitRepo:
         return self._header(f"{tree}:{name}") is not None
 
     def _commit_of(self, rev: str) -> tuple[str | None, str | None]:
-        """The short id and committer date (ISO 8601) of the commit a revision names."""
+        """The full id and committer date (ISO 8601) of the commit a revision names."""
         found = self._header(f"{rev}^{{commit}}")
         if found is None:
             return None, None
-        out = self._run("log", "-1", "--format=%h%n%cI", found[0], "--")  # `show` took 10x longer
-        short, date = out.decode().split()
-        return short, date
+        out = self._run("log", "-1", "--format=%cI", found[0], "--")  # `show` took 10x longer
+        return found[0], out.decode().strip()
 
     def _shallow(self) -> bool:
         """Whether the repository is a shallow clone (its history cut short)."""
