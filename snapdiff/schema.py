@@ -336,6 +336,7 @@ class StepRebuildsJSON(TypedDict):
 class StepJSON(TypedDict):
     commit: str
     date: str
+    subject: str | None  # the commit's subject line; null for a snapshot given
     summary: SummaryJSON
     bumps: list[StepBumpJSON]
     stacks: list[StackJSON]

@@ -71,6 +71,7 @@ class Step:
     missing: Sentence | None = None  # and on binaries the cache does not hold
     subject: str = "Catalogue"  # what the step compared (`Report.subject`)
     environments: tuple[EnvironmentChange, ...] = ()  # each environment (SPEC section 7)
+    commit_subject: str | None = None  # the commit's subject line (a snapshot given: None)
 
 
 @dataclass(frozen=True, slots=True)

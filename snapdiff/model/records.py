@@ -234,6 +234,7 @@ class Snapshot:
     rest: Tally = NOTHING  # pages not in `pages`, equal on the other side of the pair
     graph: Graph | None = None  # build-cache indexes only: every record and its edges
     environments: tuple[Environment, ...] = ()  # environments only, each a tag of its name
+    commit_subject: str | None = None  # the commit's subject line, for git revisions
 
     @property
     def tags(self) -> tuple[str, ...]:

@@ -487,3 +487,36 @@ def test_removed_hashes_are_held_packed() -> None:
     finally:
         tracemalloc.stop()
     assert held < 50 * removed
+
+
+@pytest.mark.parametrize("reading", [[], ["--package", "py-*"]])  # changed only, or every page
+def test_each_step_says_its_commit_s_subject(
+    reading: list[str], repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The JSON's `subject`, the Markdown's line under each step's heading (a code span)."""
+    steps = log(repo, capsys, *reading)["steps"]
+    assert [s["subject"] for s in steps] == ["py-keras back", "py-keras lost", "newest pages"]
+    assert main(["log", "base..HEAD", "--repo", str(repo), *reading]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    for step in steps:
+        heading = lines.index(f"#### `{step['commit'][:7]}` (`{step['date'][:10]}`)")
+        assert lines[heading + 1 : heading + 3] == ["", f"`{step['subject']}`"]
+
+
+def test_a_hostile_subject_is_inert(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Backticks, a table bar, HTML, a mention and a terminal escape: one code span in the
+    Markdown, as said in the JSON (git folds the first paragraph to one line)."""
+    root = tmp_path / "hostile"
+    git(root.parent, "init", "-q", str(root))
+    place(root, HISTORY)
+    commit(root, "base", 1)
+    place(root, SEEDS)
+    said = "new ``pages`` | <b>hi</b> @all \x1b[31mred\nsecond line"
+    commit(root, said, 2)
+    assert main(["log", "HEAD~1..HEAD", "--repo", str(root), "--format", "json"]) == 0
+    subject = json.loads(capsys.readouterr().out)["steps"][0]["subject"]
+    assert subject == said.replace("\n", " ")
+    assert main(["log", "HEAD~1..HEAD", "--repo", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "\n```new ``pages`` \\| <b>hi</b> @all  [31mred second line```\n" in out
+    assert "\x1b" not in out

@@ -216,7 +216,7 @@ def test_two_environments_of_a_repository_are_matched_by_name_and_log_walks_them
     code, out, err = run(["log", "HEAD~1..HEAD", "--repo", str(repo), "--format", "json"], capsys)
     assert code == 0, err
     (step,) = json.loads(out)["steps"]
-    assert step["commit"] == head[: len(step["commit"])]
+    assert (step["commit"], step["subject"]) == (head, "day 2")
     assert step["summary"] == data["summary"]
 
 

@@ -83,6 +83,7 @@ def test_log_over_a_mirror_repository_has_one_step_per_commit_changing_an_index(
     steps = json.loads(out)["steps"]
     day2 = git(mirror_repo, "rev-parse", "HEAD~1")
     assert [step["commit"] for step in steps] == [day2]  # the docs commit is no step
+    assert steps[0]["subject"] == "day 2"
     direct = _json(["HEAD~2", "HEAD~1", "--repo", str(mirror_repo)], capsys)["summary"]
     assert steps[0]["summary"] == direct
 
