@@ -116,6 +116,10 @@ class History:
         """What the range compared, as its steps say (the catalogue when no step changed)."""
         return self.steps[0].subject if self.steps else "Catalogue"
 
+    def moved(self) -> tuple[PackagePath, ...]:
+        """The packages whose highest version moved, or that came or went, within the range."""
+        return tuple(p for p in self.packages if len(p.versions) > 1 or p.first_seen or p.last_seen)
+
     def changed_tags(self) -> set[str]:
         """The cache tags of every package and stack the range changed."""
         return {p.tag for p in self.packages} | {s.tag for x in self.steps for s in x.stacks}

@@ -272,9 +272,8 @@ def log_context(history: History, marker: str = "", links: Links | None = None) 
     from .jsonreport import history_to_dict
 
     data = history_to_dict(history)
-    moved = [
-        p for p in data["packages"] if len(p["versions"]) > 1 or p["first_seen"] or p["last_seen"]
-    ]
+    keys = {(p.tag, p.name) for p in history.moved()}
+    moved = [p for p in data["packages"] if (p["tag"], p["name"]) in keys]
     labeller = history.labeller()
     linked = commit_linker(links or Links())
     return {

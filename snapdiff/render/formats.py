@@ -73,6 +73,12 @@ def _text(report: Report, how: Rendering) -> str:
     return render_text(report, colour=how.colour, all_causes=how.all_causes)
 
 
+def _text_history(history: History, how: Rendering) -> str:
+    from .textlog import render_history_text
+
+    return render_history_text(history, colour=how.colour)
+
+
 def _markdown_history(history: History, how: Rendering) -> str:
     from .markdown import render_history_markdown
 
@@ -106,7 +112,7 @@ class Format:
 FORMATS: dict[str, Format] = {
     "markdown": Format("Markdown (default)", _markdown, _markdown_history, sized=True),
     "json": Format("JSON", _json, _json_history),
-    "text": Format("text for a terminal (see --color)", _text, coloured=True),
+    "text": Format("text for a terminal (see --color)", _text, _text_history, coloured=True),
 }
 
 
