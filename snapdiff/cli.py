@@ -99,6 +99,17 @@ def _templates_checked(args: argparse.Namespace) -> None:
         raise UsageError(f"--template-dir {args.template_dir}", "no such folder", "check the path")
 
 
+def _outputs_checked(args: argparse.Namespace) -> None:
+    """A diff's files can be written, and --artifact names the one --full-report writes: said
+    before any work."""
+    if args.artifact is not None and not args.full_report:
+        raise UsageError(
+            "--artifact", "names the artifact the full report is kept as", "give --full-report FILE"
+        )
+    outputs = ("--output", args.output), ("--full-report", args.full_report)
+    outputs_checked(*outputs, ("--job-summary", args.job_summary))
+
+
 def _rendering(args: argparse.Namespace, full_report: str | None) -> Rendering:
     """How to render, from the options (every format reads what it needs; a size limit is
     checked only for a format it cuts)."""
@@ -107,6 +118,7 @@ def _rendering(args: argparse.Namespace, full_report: str | None) -> Rendering:
         template=args.template,
         template_dir=args.template_dir,
         full_report=full_report,
+        artifact=getattr(args, "artifact", None),  # a diff's only
         links=links_from(args.link_base, os.environ, full_report),
         budget=budget(args.max_chars, args.forge) if sized else None,
         colour=FORMATS[args.format].coloured and _colour(args.color, args.output),
@@ -178,11 +190,12 @@ def _run(args: argparse.Namespace) -> int:
 
     parse_gates(args.fail_on)  # checked before any work
     parse_gates(args.warn_on, "--warn-on")
+    for note in args.config_notes:
+        _warn(note)
     if args.template and args.template_dir:
         raise UsageError("--template", "give --template or --template-dir, not both", "")
     _templates_checked(args)
-    outputs = ("--output", args.output), ("--full-report", args.full_report)
-    outputs_checked(*outputs, ("--job-summary", args.job_summary))  # before any work
+    _outputs_checked(args)
     narrow = filters(args)
     progress = TerminalProgress(sys.stderr)
     jobs = args.jobs or default_jobs()
@@ -281,6 +294,8 @@ def _log(argv: Sequence[str]) -> int:
     args = parse(argv, log=True)
     _templates_checked(args)
     outputs_checked(("--output", args.output))  # before any work
+    for note in args.config_notes:
+        _warn(note)
     snapshots = [args.range, *args.more]
     if args.more:
         start, end = snapshots[0], snapshots[-1]

@@ -6,9 +6,11 @@ import re
 
 __all__ = ["InputError", "SnapdiffError", "TemplateError", "UsageError", "printable"]
 
-# Control characters (C0, DEL, C1), line and paragraph separators, and lone surrogates (a file
-# name that is not UTF-8): none may reach a terminal or a CI log as is.
-_UNPRINTABLE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+# Control characters (C0, DEL, C1), line and paragraph separators, lone surrogates (a file
+# name that is not UTF-8) and bidirectional controls (which can make `1.2 → 1.10` read backwards):
+# none may reach a terminal or a CI log as is.
+BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_UNPRINTABLE = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff{BIDI}]")
 
 
 def printable(text: str) -> str:

@@ -5,20 +5,25 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 from collections.abc import Sequence
 from fnmatch import fnmatchcase
 from typing import Literal, NamedTuple, get_args
 
+from .compare.classes import CLASSES
 from .errors import UsageError
 from .report import Exemption, GateLevel, GateOutcome, Report, Sentence, counted
 
 __all__ = [
     "GATES",
+    "REMOVED_SPECS",
     "THRESHOLD_EXAMPLE",
     "Allow",
     "Gate",
     "GateCheck",
     "parse_gates",
+    "spelled",
+    "strictest",
     "tripped",
 ]
 
@@ -64,6 +69,10 @@ class Allow(NamedTuple):
 # `gate:N` is the spelling to write: `>` is a redirection to a shell, kept for quoted values only.
 _THRESHOLD = re.compile(r"([a-z-]+)(?:[:>]([0-9]+))?")
 THRESHOLD_EXAMPLE = "removed-specs:100"  # more than 100 removed specs
+# what `removed-specs` counts (SPEC section 2a's classes that `CLASSES` marks `lost`)
+_NO_SUCCESSOR = "removed with no rebuild, upgrade, downgrade or migration in {} place"
+_LOST = "dropped configurations, fewer builds, retired versions, removed packages"
+REMOVED_SPECS = f"specs {_NO_SUCCESSOR.format('their')} ({_LOST})"
 
 
 def parse_gates(spec: str, option: str = "--fail-on") -> list[GateCheck]:
@@ -85,6 +94,20 @@ def parse_gates(spec: str, option: str = "--fail-on") -> list[GateCheck]:
             raise UsageError(option, f"unknown gate {word!r}", fix)
         found.append(GateCheck(_BY_NAME[match[1]], int(match[2] or 0)))
     return found
+
+
+def strictest(*given: Sequence[GateCheck]) -> list[GateCheck]:
+    """Every gate of the lists once, in the order first given, at the lowest threshold any
+    list gives it: a gate added to others can make them stricter, never weaker."""
+    lowest: dict[Gate, int] = {}
+    for check in (c for checks in given for c in checks):
+        lowest[check.gate] = min(lowest.get(check.gate, check.above), check.above)
+    return [GateCheck(gate, above) for gate, above in lowest.items()]
+
+
+def spelled(checks: Sequence[GateCheck]) -> str:
+    """Gates as a value of --fail-on (`downgrade,removed-specs:100`), which parse_gates reads."""
+    return ",".join(f"{c.gate}:{c.above}" if c.above else c.gate for c in checks)
 
 
 _NAMED = 10  # packages a gate's line names before "… and N more"
@@ -154,6 +177,35 @@ def _rebuilt(report: Report, count: _Count) -> tuple[int, Sentence]:
     return n, Sentence(f"{counted(n, 'spec')} rebuilt")
 
 
+_UNCLASSIFIED = "unclassified"  # removed specs of a package the report did not explain
+
+
+def _lost(report: Report, count: _Count) -> tuple[int, Sentence]:
+    """Removed specs with no successor: those of the classes `CLASSES` marks `lost` (dropped
+    configurations, which hold every spec of a removed package; fewer builds; retired
+    versions), not those rebuilt, upgraded, downgraded or migrated; less allowed packages. A
+    package the report did not explain (made without explanations) counts every spec it
+    removed, said apart."""
+    by_class: Counter[str] = Counter()
+    for p in report.packages:
+        found: Counter[str] = Counter()
+        for change in p.changes:
+            if CLASSES[change.kind].lost:
+                found[change.kind] += len(change.specs_old)
+        if p.specs_removed and not p.changes:
+            found[_UNCLASSIFIED] += len(p.specs_removed)
+        if found and count.kept(package=p.name):
+            by_class += found
+    n = sum(by_class.values())
+    said = f"{counted(n, 'spec')} " + _NO_SUCCESSOR.format("its" if n == 1 else "their")
+    parts = [
+        f"{k:,} {CLASSES[kind].summary(False, k)}" for kind in CLASSES if (k := by_class[kind])
+    ]
+    if by_class[_UNCLASSIFIED]:
+        parts.append(f"{by_class[_UNCLASSIFIED]:,} {_UNCLASSIFIED}")
+    return n, Sentence(said + (": " + ", ".join(parts) if parts else ""))
+
+
 def _missing(report: Report, count: _Count) -> tuple[int, Sentence]:
     """Specs with a link or run dependency no record of the new side holds, where that gap is
     new against the old side, less those whose package or missing dependency is allowed."""
@@ -185,12 +237,7 @@ def _count(report: Report, count: _Count) -> tuple[int, Sentence]:
         n = sum(1 for p in report.packages if p.status == "removed" and count.kept(package=p.name))
         return n, Sentence(f"{counted(n, 'package')} removed")
     if count.gate == "removed-specs":
-        n = sum(
-            len(p.specs_removed)
-            for p in report.packages
-            if p.specs_removed and count.kept(package=p.name)
-        )
-        return n, Sentence(f"{counted(n, 'spec')} removed")
+        return _lost(report, count)
     if count.gate == "downgrade":
         names = [
             p.name

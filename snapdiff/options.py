@@ -10,11 +10,13 @@ from typing import TYPE_CHECKING, NoReturn
 
 from . import __version__
 from .errors import UsageError
-from .gates import GATES, THRESHOLD_EXAMPLE
+from .gates import GATES, REMOVED_SPECS, THRESHOLD_EXAMPLE
 from .render.budget import PRESETS
 from .render.formats import FORMATS, log_formats
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from .config import Configured
     from .model import Filters
 
@@ -119,6 +121,12 @@ def parser() -> argparse.ArgumentParser:
         metavar="FILE",
         type=beside,
         help="also write the uncut report to FILE (JSON if it ends in .json)",
+    )
+    markdown(
+        "--artifact",
+        metavar="NAME",
+        help="the CI artifact the full report is uploaded as: cut sections name it (linked to "
+        "the run) rather than FILE's path",
     )
     markdown(
         "--job-summary",
@@ -237,8 +245,9 @@ def _add_config(add: Callable[..., object]) -> None:
     add(
         "--config",
         metavar="FILE",
-        help="read options from FILE (default: .snapdiff.yaml in "
-        "the current directory, else at the repository root)",
+        help="read options from FILE, trusted like the command line (default: .snapdiff.yaml "
+        "in the current directory, else at the repository root; beside FILE, such a file found "
+        "adds only its gates)",
     )
 
 
@@ -257,7 +266,8 @@ def _add_outputs(add: Callable[..., object]) -> None:
         metavar="GATES",
         default="",
         help=f"exit 1 when any of these happened (comma-separated: {', '.join(GATES)}; "
-        f"gate:N: more than N times, e.g. {THRESHOLD_EXAMPLE}); the report is still written",
+        f"gate:N: more than N times, e.g. {THRESHOLD_EXAMPLE}); the report is still written. "
+        f"removed-specs counts {REMOVED_SPECS}",
     )
     add(
         "--warn-on",
@@ -298,9 +308,14 @@ def _add_markdown(add: Callable[..., object]) -> None:
 
 
 def parse(argv: Sequence[str], log: bool = False) -> argparse.Namespace:
-    """Options from the command line over those of the configuration file, for `snapdiff OLD
-    NEW` or (`log`) for `snapdiff log A..B`, which sets aside the file's options of the diff."""
-    from .config import allow_list, config_arguments, find_config, options_of
+    """Options from the command line over those of the configuration files, for `snapdiff OLD
+    NEW` or (`log`) for `snapdiff log A..B`, which sets aside the files' options of the diff.
+
+    A file named by --config is trusted like the command line; a `.snapdiff.yaml` found in the
+    checkout is read under both, and its gates only ever add to theirs (config.ADDS_ONLY);
+    beside a trusted file, its gates are all it is read for. `args.config_notes` says what of
+    it was not read."""
+    from .config import allow_list, find_config, options_of
 
     options = log_parser() if log else parser()
     if log and any(word.split("=")[0] == "--stack-url" for word in argv):
@@ -313,18 +328,55 @@ def parse(argv: Sequence[str], log: bool = False) -> argparse.Namespace:
     known, _ = early.parse_known_args(argv)
     if known.no_config and known.config:
         raise UsageError("--no-config", "give --config FILE or --no-config, not both", "")
-    path = None if known.no_config else find_config(known.config)
-    if path is None:
-        args = options.parse_args(argv)
-        args.allow = []
-        return args
+    trusted = find_config(known.config) if known.config else None
+    found = None if known.no_config else find_config(None)
+    if found and trusted and found.resolve() == trusted.resolve():
+        found = None  # the found file named by --config: trusted
     diff_only = set(options_of(parser())) - set(options_of(options)) if log else set()
-    trusted = known.config is not None
-    configured = config_arguments(options, path, argv, trusted, elsewhere=diff_only)
-    words = _checked(options, configured, ["A..B"] if log else ["OLD", "NEW"], str(path))
+    words: list[str] = []
+    for path, trust in ((trusted, True), (None if trusted else found, False)):
+        if path is not None:
+            words += _configured(options, path, argv, trust, diff_only, log)
     args = options.parse_args([*words, *argv])
-    args.allow = allow_list(path)
+    args.allow = allow_list(trusted)
+    args.config_notes = []
+    if found is not None:
+        _add_found(args, options, found, diff_only, trusted)
     return args
+
+
+def _configured(
+    options: argparse.ArgumentParser,
+    path: Path,
+    argv: Sequence[str],
+    trusted: bool,
+    elsewhere: set[str],
+    log: bool,
+) -> list[str]:
+    """One file's words, checked alone: an error in them names the file and the line."""
+    from .config import config_arguments
+
+    configured = config_arguments(options, path, argv, trusted, elsewhere=elsewhere)
+    return _checked(options, configured, ["A..B"] if log else ["OLD", "NEW"], str(path))
+
+
+def _add_found(
+    args: argparse.Namespace,
+    options: argparse.ArgumentParser,
+    found: Path,
+    elsewhere: set[str],
+    trusted: Path | None,
+) -> None:
+    """The found file's gates added to those given (the lower threshold of a gate both name)."""
+    from .config import added
+    from .gates import parse_gates, spelled, strictest
+
+    more = added(options, found, elsewhere, beside=trusted)
+    if hasattr(args, "fail_on"):
+        args.fail_on = spelled(strictest(parse_gates(args.fail_on), more.fail_on))
+        args.warn_on = spelled(strictest(parse_gates(args.warn_on, "--warn-on"), more.warn_on))
+        args.exit_code = args.exit_code or more.exit_code
+    args.config_notes = list(more.set_aside)
 
 
 def _checked(

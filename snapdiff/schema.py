@@ -8,6 +8,8 @@ from .report import GateLevel, OwnChange, SideName, Status
 from .versions import BumpKind, BumpSize
 
 __all__ = [
+    "BuiltOnlyInJSON",
+    "BumpJSON",
     "CascadeJSON",
     "ChangeJSON",
     "ConfigurationJSON",
@@ -53,7 +55,27 @@ class SummaryJSON(TypedDict):
     stacks_changed: int
 
 
-BumpJSON = TypedDict("BumpJSON", {"from": str, "to": str, "kind": BumpKind, "size": BumpSize})
+class BuiltOnlyInJSON(TypedDict):
+    """A downgrade's cause: every old build of `version` (`specs`) was in stacks removed or
+    kept without the package."""
+
+    version: str
+    specs: list[str]
+    stacks_removed: list[str]
+    stacks_left: list[str]
+    text: str
+
+
+BumpJSON = TypedDict(
+    "BumpJSON",
+    {
+        "from": str,
+        "to": str,
+        "kind": BumpKind,
+        "size": BumpSize,
+        "cause": NotRequired[BuiltOnlyInJSON | None],  # a diff's downgrades only
+    },
+)
 
 
 class FieldJSON(TypedDict):
@@ -185,10 +207,10 @@ TriggerJSON = TypedDict(
         "predecessor": str,
         "changes": list[OwnChange],
         # per change: a version, os, target, platform, compiler, namespace, package hash
-        # (`recipe`) or external (`built`, `external PATH`) as a string; variants as the sorted
-        # tokens only that side has; dependencies as the names only that side has and, for a
-        # dependency resolved to another existing build, that build as a spec text naming what
-        # tells the two apart (`automake@1.16.5 ^autoconf@2.71`)
+        # (`recipe`) or external (`built`, its path, `module NAME`) as a string; variants as
+        # the sorted tokens only that side has; dependencies as the names only that side has
+        # and, for a dependency resolved to another existing build, that build as a spec text
+        # naming what tells the two apart (`automake@1.16.5 ^autoconf@2.71`)
         "from": dict[str, str | list[str]],
         "to": dict[str, str | list[str]],
         "cascade": list[str],

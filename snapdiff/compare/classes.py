@@ -188,7 +188,9 @@ class ClassInfo:
     """One class of explanation: `rank` orders a package's records (what a release engineer
     acts on first); records with the same `merge_key` become one; `say` words its sentence;
     `added` says what happened to its added specs in a summary line, `removed` to its removed
-    ones (when other words); `lists` when its configurations are listed under its sentence."""
+    ones (when other words); `lists` when its configurations are listed under its sentence;
+    `lost` when its removed specs left with nothing of theirs in their place (no rebuild,
+    upgrade, downgrade or migration: what the `removed-specs` gate counts)."""
 
     rank: int
     merge_key: Callable[[Change], tuple[object, ...]]
@@ -196,6 +198,7 @@ class ClassInfo:
     added: Counted
     removed: Counted | None = None
     lists: bool = False
+    lost: bool = False
 
     def summary(self, added: bool, count: int) -> str:
         """What happened to `count` of the class's added (or removed) specs, in a summary
@@ -231,6 +234,7 @@ CLASSES: dict[ChangeClass, ClassInfo] = {
             "of a version retired from a configuration kept",
             "of versions retired from a configuration kept",
         ),
+        lost=True,
     ),
     "version-added": ClassInfo(
         4,
@@ -252,6 +256,7 @@ CLASSES: dict[ChangeClass, ClassInfo] = {
         _by_versions,
         _builds,
         Counted("fewer build of a version kept", "fewer builds of a version kept"),
+        lost=True,
     ),
     "new-configuration": ClassInfo(
         8,
@@ -266,6 +271,7 @@ CLASSES: dict[ChangeClass, ClassInfo] = {
         _whole,
         Counted("in a dropped configuration", "in dropped configurations"),
         lists=True,
+        lost=True,
     ),
     "migration": ClassInfo(
         2,

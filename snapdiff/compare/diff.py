@@ -13,6 +13,7 @@ from ..model import Filters, Page, Snapshot
 from ..report import PackageChange, Rebuilds, Report, Side, StackChange, Summary
 from .builtas import next_diff
 from .coverage import stack_coverage
+from .downgrades import with_downgrade_causes
 from .environments import environment_changes
 from .filters import apply_filters, check_filters, in_question
 from .package import Asked, Key, Moves, package_change, page_entries
@@ -247,6 +248,7 @@ def _report(
     changes = _packages(old_pages, new_pages, differing, describe, in_question(filters))
     packages = changes(differing)
     stacks = stack_coverage(old_pages, new_pages, differing, new.rest)
+    packages = with_downgrade_causes(packages, old_pages, stacks.changes)
     summary = _summary(packages, stacks.changes)
     rebuilds, notes = causes.joined()
     if rebuilds is not None:

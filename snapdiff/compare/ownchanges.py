@@ -34,10 +34,11 @@ def _patches(token: str) -> bool:
 
 
 def _external(value: tuple[str, ...]) -> str:
+    """How a record is had: `built`, or an external's path (else `module NAME`)."""
     if not value:
         return "built"
     path, module = (*value, "", "")[:2]
-    return f"external {path}" if path else f"external module {module}" if module else "external"
+    return path or (f"module {module}" if module else "external")
 
 
 def _fields(a: Node, b: Node) -> tuple[list[str], list[str]]:
@@ -60,8 +61,8 @@ def _fields(a: Node, b: Node) -> tuple[list[str], list[str]]:
             one.append(f"{field}={getattr(a, field)}")
             two.append(f"{field}={getattr(b, field)}")
     if a.external != b.external and (a.version == b.version or not a.external or not b.external):
-        one.append(f"({_external(a.external)})")
-        two.append(f"({_external(b.external)})")
+        one.append(f"(external {_external(a.external)})" if a.external else "(built)")
+        two.append(f"(external {_external(b.external)})" if b.external else "(built)")
     if a.package_hash != b.package_hash and a.version == b.version:
         one.append(f"(recipe {a.package_hash[:7]})")
         two.append(f"(recipe {b.package_hash[:7]})")

@@ -20,7 +20,7 @@ from itertools import compress
 from operator import attrgetter, itemgetter, not_
 from typing import Any
 
-from ..model import Node, normal_compiler, related
+from ..model import Node, compiler_family, normal_compiler, related, target_family
 
 __all__ = ["pair_predecessors"]
 
@@ -141,6 +141,35 @@ def _weigh(
             yield new, old
 
 
+# Candidate pairs weighed one by one in one package, at most (issue 47): past it, a package's
+# records left (a hostile index: 50,000 builds of one name) are paired in sorted order within
+# each class of related records, in time n·log n: never an unrelated pair, but not the total
+# order's choice among them.
+PAIRS_WEIGHED = 1 << 20
+
+
+def _family(key: Key) -> tuple[str, str, str]:
+    """A class of records related to each other (`none` a class of its own here)."""
+    platform = "linux" if key[1] == "cray" else str(key[1])
+    return platform, target_family(str(key[4])), compiler_family(str(key[5]))
+
+
+def _in_order(
+    news: list[tuple[Key, str]], olds: list[tuple[Key, str]], known: _Known
+) -> Iterator[tuple[str, str]]:
+    """Records paired in sorted order (profile by content, then hash) within each class of
+    related records: for packages past `PAIRS_WEIGHED`."""
+    classes: dict[tuple[str, str, str], tuple[list[tuple[str, str]], list[tuple[str, str]]]] = {}
+    for side, records in enumerate((news, olds)):
+        for key, digest in records:
+            tokens = [sorted(known.tokens[n]) for n in key[8:10]]  # by content, not number
+            said = repr((key[2:8], tokens))
+            classes.setdefault(_family(key), ([], []))[side].append((said, digest))
+    for family in sorted(classes):
+        a, b = classes[family]
+        yield from zip((d for _, d in sorted(a)), (d for _, d in sorted(b)), strict=False)
+
+
 def _ties(keys: Iterable[Key], known: _Known) -> set[Key]:
     """The (name, six fields) of profiles some other profile of theirs could tie with: several
     distinct profiles, one's variants and names a subset of the other's."""
@@ -216,5 +245,8 @@ def pair_predecessors(
         if left_new and left_old:
             left_new.sort(key=itemgetter(1))
             left_old.sort(key=itemgetter(1))
-            pairs.update(_weigh(left_new, left_old, known))
+            if len(left_new) * len(left_old) <= PAIRS_WEIGHED:
+                pairs.update(_weigh(left_new, left_old, known))
+            else:
+                pairs.update(_in_order(left_new, left_old, known))
     return pairs

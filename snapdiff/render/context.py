@@ -101,11 +101,19 @@ def _change_size(p: PackageJSON) -> int:
     return len(p["specs_added"]) + len(p["specs_removed"]) + len(p["specs_changed"])
 
 
+def _key(package: PackageJSON) -> tuple[str, str]:
+    return package["tag"], package["name"]
+
+
 def section_rows(report: Report, data: ReportJSON, all_causes: bool = False) -> Rows:
     """Every row of every section, in the order shown (downgrades first among version updates),
     and the first screen's lines on rebuilds (`all_causes`: naming every cause)."""
     label = report.labeller()
-    packages = [LabelledPackage(**p, label=label(p["tag"], p["name"])) for p in data["packages"]]
+    causes = {(p.tag, p.name): p.built_only_in.sentence for p in report.packages if p.built_only_in}
+    packages = [
+        LabelledPackage(**p, label=label(p["tag"], p["name"]), cause=causes.get(_key(p)))
+        for p in data["packages"]
+    ]
     changed = [p for p in packages if p["status"] == "changed"]
     bumps = [p for p in changed if p["bump"]]
     bumps.sort(key=lambda p: p["bump"] is not None and p["bump"]["kind"] != "downgrade")
@@ -210,11 +218,13 @@ def markdown_context(
     full_report: str | None = None,
     marker: str = "",
     links: Links | None = None,
+    artifact: bool = False,
 ) -> MarkdownContext:
     """The template context: `report` (the JSON report), `sections` cut to `limits`, labels.
 
     `data` is the JSON report and `rows` its section_rows, computed once however often the
-    budget renders.
+    budget renders. `artifact`: `full_report` is the name of the CI artifact the full report is
+    kept as, not a file's.
     """
     links = links or Links()
     label = report.labeller()
@@ -227,6 +237,7 @@ def markdown_context(
         "old_label": side_label(data["old"], links, releases),
         "new_label": side_label(data["new"], links, releases),
         "full_report": link(full_report, links.full_report) if full_report else None,
+        "full_report_artifact": artifact and full_report is not None,
         "fold_after": FOLD_AFTER,
         "commit_link": commit_linker(links),
         "has_changes": report.changed,

@@ -36,6 +36,7 @@ class Rendering:
     template: str | None = None  # Markdown: a Jinja template file
     template_dir: str | None = None  # Markdown: templates overriding the defaults
     full_report: str | None = None  # where the uncut report goes, for cut sections to point to
+    artifact: str | None = None  # the CI artifact it is kept as: cut sections name that instead
     links: Links = field(default_factory=Links)
     budget: int | None = None  # Markdown: the size to cut to (None: everything)
     colour: bool = False  # text: ANSI colours
@@ -50,10 +51,11 @@ def _renderer(report: Report, how: Rendering) -> MarkdownRenderer:
         report,
         template=how.template,
         template_dir=how.template_dir,
-        full_report=how.full_report,
+        full_report=how.artifact or how.full_report,
         cached=how.cached,
         links=how.links,
         all_causes=how.all_causes,
+        artifact=how.artifact is not None,
     )
 
 

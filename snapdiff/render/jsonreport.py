@@ -12,6 +12,7 @@ import orjson
 from ..compare.classes import CLASSES
 from ..model import Configuration
 from ..report import (
+    BuiltOnlyIn,
     Change,
     EnvironmentChange,
     FieldChange,
@@ -29,6 +30,7 @@ from ..report import (
     Summary,
 )
 from ..schema import (
+    BuiltOnlyInJSON,
     BumpJSON,
     ChangeJSON,
     ClassCountJSON,
@@ -167,7 +169,6 @@ def specs_by_class(report: Report) -> dict[str, ClassCountJSON]:
 
 
 def _package(change: PackageChange, built: _Configurations) -> PackageJSON:
-    bump = change.bump
     return {
         "tag": change.tag,
         "name": change.name,
@@ -176,7 +177,7 @@ def _package(change: PackageChange, built: _Configurations) -> PackageJSON:
         "versions_new": list(change.versions_new),
         "versions_added": list(change.versions_added),
         "versions_removed": list(change.versions_removed),
-        "bump": _bump(bump) if bump else None,
+        "bump": _package_bump(change),
         "specs_added": list(change.specs_added),
         "specs_removed": list(change.specs_removed),
         "specs_changed": [_spec_change(c) for c in change.specs_changed],
@@ -191,6 +192,27 @@ def _package(change: PackageChange, built: _Configurations) -> PackageJSON:
 
 def _bump(bump: Bump) -> BumpJSON:
     return {"from": bump.old, "to": bump.new, "kind": bump.kind, "size": bump.size}
+
+
+def _built_only_in(cause: BuiltOnlyIn) -> BuiltOnlyInJSON:
+    return {
+        "version": cause.version,
+        "specs": list(cause.specs),
+        "stacks_removed": list(cause.removed),
+        "stacks_left": list(cause.left),
+        "text": cause.sentence.plain(),
+    }
+
+
+def _package_bump(change: PackageChange) -> BumpJSON | None:
+    """A package's bump; a downgrade's with its `cause` (null when the data shows none)."""
+    if change.bump is None:
+        return None
+    found = _bump(change.bump)
+    if change.bump.kind == "downgrade":
+        cause = change.built_only_in
+        found["cause"] = _built_only_in(cause) if cause else None
+    return found
 
 
 def _summary(summary: Summary) -> SummaryJSON:

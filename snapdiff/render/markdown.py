@@ -190,6 +190,7 @@ class MarkdownRenderer:
         cached: bool = False,
         links: Links | None = None,
         all_causes: bool = False,
+        artifact: bool = False,
     ) -> None:
         self.report = report
         self.data = report_to_dict(report)
@@ -198,7 +199,7 @@ class MarkdownRenderer:
         self.links = links or Links()
         # all but the sections is the same whatever their limits: worked out once
         self._whole = markdown_context(
-            report, self.data, self.rows, None, full_report, PLACEHOLDER, self.links
+            report, self.data, self.rows, None, full_report, PLACEHOLDER, self.links, artifact
         )
         self._labels = (self._whole["old_label"], self._whole["new_label"])  # not in the marker
         self._template = _template(template, template_dir, DEFAULT_TEMPLATE, cached)
@@ -241,7 +242,9 @@ class MarkdownRenderer:
         totals = {s.id: len(self.rows[s.id]) for s in SECTIONS}
         bumps = [p["bump"] for p in self.rows["bumps"]]
         downgrades = sum(1 for bump in bumps if bump and bump["kind"] == "downgrade")
-        see = self._whole["full_report"]
+        see: str | None = self._whole["full_report"]
+        if see and self._whole["full_report_artifact"]:
+            see = f"the artifact {see}"
         return self._marked(fit(self._render, totals, downgrades, budget, self._listing, see))
 
 

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, TypedDict
 
 from markupsafe import Markup
 
+from ..errors import BIDI
+
 __all__ = [
     "LIST_LIMIT",
     "Safe",
@@ -26,13 +28,16 @@ __all__ = [
 LIST_LIMIT = 8  # items shown in one table cell before "… and N more"
 _BACKTICKS = re.compile(r"`+")
 # Line breaks and other control characters: in Markdown a line break can end an HTML block or a
-# table row, so no string from the data keeps one.
+# table row, so no string from the data keeps one. Bidirectional controls would reorder what a
+# reader sees (a downgrade read as an upgrade): shown as their escapes.
 _BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
+_BIDI = re.compile(f"[{BIDI}]")
 
 
 def one_line(text: str) -> str:
-    """The text with every run of line breaks and control characters folded to one space."""
-    return _BREAKS.sub(" ", text)
+    """The text with every run of line breaks and control characters folded to one space, and
+    each bidirectional control shown as its escape (`\\u202e`)."""
+    return _BREAKS.sub(" ", _BIDI.sub(lambda found: f"\\u{ord(found[0]):04x}", text))
 
 
 class Unlisted(TypedDict):

@@ -21,7 +21,7 @@ from ..report.causes import (
     hash_scheme,
     unexplained,
 )
-from .markup import Safe, code, html_code
+from .markup import Safe, code, html_code, sentence
 from .views import CountedPackage, PackagesView, RebuildViews
 
 __all__ = [
@@ -163,6 +163,7 @@ def _view(said: Sentence, packages: tuple[PackageCount, ...]) -> PackagesView:
     ]
     return {
         "summary": Safe(said.words.format(*map(html_code, said.values))),
+        "line": sentence(said),
         "packages": listed,
         "more": len(packages) - len(listed),
     }

@@ -73,9 +73,11 @@ def _name(p: PackageChange | StackChange, label: Labeller) -> str:
 
 
 def _bumps(packages: Iterable[PackageChange], kind: str, label: Labeller) -> list[str]:
+    """One line per version change of this kind; a downgrade's cause, when the data shows it."""
     return [
         f"{_name(p, label)} {printable(p.bump.old)} → {printable(p.bump.new)}"
         + (f" ({p.bump.size})" if kind == "upgrade" else "")
+        + (f" ({printable(p.built_only_in.sentence.plain())})" if p.built_only_in else "")
         for p in packages
         if p.bump and p.bump.kind == kind
     ]

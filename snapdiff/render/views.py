@@ -43,9 +43,11 @@ __all__ = [
 
 
 class LabelledPackage(PackageJSON):
-    """A package of the JSON report, with its label (`tag/name` when tags differ)."""
+    """A package of the JSON report, with its label (`tag/name` when tags differ), and a
+    downgrade's cause as a sentence (`bump.cause`, with its values apart), or None."""
 
     label: str
+    cause: Sentence | None
 
 
 class LabelledStack(StackJSON):
@@ -120,10 +122,12 @@ CountedPackage = tuple[Safe, int, int]  # a package, its specs, of them in a sub
 
 
 class PackagesView(TypedDict):
-    """A folded row of the rebuilds: its sentence (HTML, for a `<summary>`) and its specs by
-    package (build-only, or newly missing, as the subset), `more` packages not listed."""
+    """A folded row of the rebuilds: its sentence (HTML, for a `<summary>`; Markdown, for a row
+    with no packages: a list item, where HTML's inline tags would leave their text live) and its
+    specs by package (build-only, or newly missing, as the subset), `more` packages not listed."""
 
     summary: Safe
+    line: Safe
     packages: list[CountedPackage]
     more: int
 
@@ -224,6 +228,7 @@ class MarkdownContext(TypedDict):
     old_label: Safe
     new_label: Safe
     full_report: Safe | None
+    full_report_artifact: bool
     fold_after: int
     commit_link: Callable[[str], Safe]
     has_changes: bool

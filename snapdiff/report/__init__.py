@@ -17,6 +17,7 @@ from .rebuilds import (
 )
 from .records import (
     SCHEMA_VERSION,
+    BuiltOnlyIn,
     Change,
     ChangeClass,
     EnvironmentChange,
@@ -46,6 +47,7 @@ from .records import (
 __all__ = [
     "MOVE_DIMENSIONS",
     "SCHEMA_VERSION",
+    "BuiltOnlyIn",
     "Cascade",
     "Change",
     "ChangeClass",

@@ -170,7 +170,7 @@ def _switches(said: Words, old: FieldValue, new: FieldValue) -> None:
         lower = _lower(_built(before[name])[1], _built(after[name])[1])
         parts.append(("{} → {}" + (" (a downgrade)" if lower else ""), (before[name], after[name])))
     for which, mine, theirs in (("removed", before, after), ("added", after, before)):
-        only = tuple(mine[name] for name in sorted(mine.keys() - theirs.keys()))
+        only = _cut(tuple(mine[name] for name in sorted(mine.keys() - theirs.keys())))
         if only:
             parts.append((f"{_slots(only)} {which}", only))
     said.say("dependency " if len(before.keys() | after.keys()) == 1 else "dependencies ")
@@ -188,13 +188,17 @@ def _variant(token: str) -> str:
     return f"patches={','.join(p[:7] for p in value.split(','))}"
 
 
+def _cut(tokens: tuple[str, ...]) -> tuple[str, ...]:
+    """A list longer than a line: its first items and "… and N more"."""
+    if len(tokens) <= VARIANTS_SAID:
+        return tokens
+    return (*tokens[: VARIANTS_SAID - 1], f"… and {len(tokens) - VARIANTS_SAID + 1} more")
+
+
 def said_variants(tokens: tuple[str, ...]) -> tuple[str, ...]:
     """Variant tokens as a sentence says them: patches cut to 7 characters, a list longer than
     a line cut to its first ones and "… and N more"."""
-    cut = tuple(map(_variant, tokens))
-    if len(cut) <= VARIANTS_SAID:
-        return cut
-    return (*cut[: VARIANTS_SAID - 1], f"… and {len(cut) - VARIANTS_SAID + 1} more")
+    return _cut(tuple(map(_variant, tokens)))
 
 
 def _change(said: Words, kind: str, old: FieldValue, new: FieldValue) -> None:

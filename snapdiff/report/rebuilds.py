@@ -37,9 +37,9 @@ OwnChange = Literal[
 MOVE_DIMENSIONS: tuple[OwnChange, ...] = ("target", "os", "platform", "compiler")
 
 # What a field was and is: a version, os, target, platform, compiler, namespace, package hash
-# (`recipe`) or external (`built`, `external PATH`) as a string; variants as the sorted tokens
-# only one side has; dependencies as the names only one side has and, for a dependency resolved
-# to another existing build, the two builds as spec texts naming what tells them apart.
+# (`recipe`) or external (`built`, its path, `module NAME`) as a string; variants as the sorted
+# tokens only one side has; dependencies as the names only one side has and, for a dependency
+# resolved to another existing build, the two builds as spec texts naming what tells them apart.
 FieldValue = str | tuple[str, ...]
 
 

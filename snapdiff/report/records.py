@@ -11,6 +11,7 @@ from .labels import Labeller, OneTag, one_tag
 from .rebuilds import Rebuilds
 
 __all__ = [
+    "BuiltOnlyIn",
     "Change",
     "ChangeClass",
     "EnvironmentChange",
@@ -144,6 +145,19 @@ class Change:
 
 
 @dataclass(frozen=True, slots=True)
+class BuiltOnlyIn:
+    """Why a package's highest version went down, when the data shows it: every old build of
+    that version (`specs`) was in stacks other than `root` that no longer hold the package,
+    each removed (`removed`) or kept without it (`left`)."""
+
+    version: str
+    specs: tuple[str, ...]
+    removed: tuple[str, ...]
+    left: tuple[str, ...]
+    sentence: Sentence  # "`0.7.9` was built only in the removed stack `data-vis-sdk`"
+
+
+@dataclass(frozen=True, slots=True)
 class PackageChange:
     """A package added, removed or changed."""
 
@@ -166,6 +180,7 @@ class PackageChange:
     spellings: Spellings = ()  # values its pages write otherwise (`oneapi@…`, `name:=v`)
     variants_added: tuple[str, ...] = ()  # variant tokens on the new side only (normalised)
     variants_removed: tuple[str, ...] = ()  # and on the old side only
+    built_only_in: BuiltOnlyIn | None = None  # a downgrade's cause, when the data shows it
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 import yaml
@@ -32,12 +32,14 @@ from clirun import ROOT
 from gitrepo import commit, git, new_repo
 from pagegen import spec, write_page
 
-from snapdiff.ghcomment import main as comment_main
-from snapdiff.ghcomment import with_key
+from snapdiff.ci.github import main as comment_main
+from snapdiff.ci.sticky import with_key
 
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 TOKEN = "test-token"
 BOT = "github-actions[bot]"
+DAY_2 = "2025-04-02T04:00:00+0000"  # the pull request's commit, as gitrepo.commit dates it
+RAW = "application/vnd.github.raw"  # a file's contents as they are
 
 # ---------------------------------------------------------------- expressions
 
@@ -160,6 +162,7 @@ class Forge:
 
     comments: list[dict[str, Any]] = field(default_factory=list)
     calls: list[tuple[str, str]] = field(default_factory=list)
+    files: dict[str, str] = field(default_factory=dict)  # OWNER/REPO/path@REF: its text
 
     def writes(self) -> list[tuple[str, str]]:
         return [call for call in self.calls if call[0] != "GET"]
@@ -190,6 +193,15 @@ def _handler(forge: Forge) -> type[http.server.BaseHTTPRequestHandler]:
             sent = json.loads(self.rfile.read(length)) if length else {}
             listing = re.fullmatch(r"/repos/owner/catalogue/issues/7/comments", url.path)
             one = re.fullmatch(r"/repos/owner/catalogue/issues/comments/(\d+)", url.path)
+            content = re.fullmatch(r"/repos/([^/]+/[^/]+)/contents/(.+)", url.path)
+            if method == "GET" and content and self.headers["Accept"] == RAW:
+                ref = parse_qs(url.query)["ref"][0]
+                text = forge.files.get(f"{content[1]}/{unquote(content[2])}@{ref}")
+                if text is not None:
+                    self.send_response(200)
+                    self.end_headers()
+                    self.wfile.write(text.encode())
+                    return None
             if method == "GET" and listing:
                 query = parse_qs(url.query)
                 per_page, page = int(query["per_page"][0]), int(query["page"][0])
@@ -367,15 +379,25 @@ def _readme_gates() -> str:
 def pull_request(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
     """A catalogue repository whose pull-request branch downgrades py-a and adds a spec of zlib,
     checked out at the branch (as actions/checkout leaves it); and its pull_request event."""
+    return make_pull_request(tmp_path)
+
+
+def make_pull_request(
+    tmp_path: Path, base_files: dict[str, str] | None = None
+) -> tuple[Path, dict[str, Any]]:
+    """The pull request of the fixture, its base commit holding these files too."""
     repo = new_repo(tmp_path / "catalogue")
     write_page(repo, "py-a", [spec("a1", "2.0")])
     write_page(repo, "zlib", [spec("z1", "1.3")])
+    for name, text in (base_files or {}).items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
     base = commit(repo, "catalogue", 1)
     git(repo, "branch", "-M", "main")
     git(repo, "checkout", "-q", "-b", "pr")
     write_page(repo, "py-a", [spec("a0", "1.9")])
     write_page(repo, "zlib", [spec("z1", "1.3"), spec("z2", "1.3", target="zen4")])
-    head = commit(repo, "downgrade py-a", 2)
+    head = commit(repo, "downgrade py-a", 2)  # on DAY_2
     event = {
         "pull_request": {
             "number": 7,
@@ -386,9 +408,11 @@ def pull_request(tmp_path: Path) -> tuple[Path, dict[str, Any]]:
     return repo, event
 
 
-def _configure(repo: Path, text: str) -> None:
-    (repo / ".snapdiff.yaml").write_text(text)
-    commit(repo, "configure snapdiff", 3)
+def _configure(repo: Path, text: str, name: str = ".snapdiff.yaml") -> str:
+    """The pull request's own configuration, committed: the new head."""
+    (repo / name).parent.mkdir(parents=True, exist_ok=True)
+    (repo / name).write_text(text)
+    return commit(repo, "configure snapdiff", 3)
 
 
 def _clean(repo: Path) -> None:
@@ -425,6 +449,31 @@ def test_without_configuration_the_comment_is_posted_once_and_the_job_passes(
     again = run_action(repo, tmp_path, event, url)  # a re-run of the same commits
     assert not again.failed and len(api.writes()) == 1  # nothing rewritten
     assert "is up to date" in again.logs["Post or update the comment"]
+
+
+def test_a_force_pushed_head_with_the_same_tree_updates_the_title(
+    pull_request: tuple[Path, dict[str, Any]], forge: tuple[Forge, str], tmp_path: Path
+) -> None:
+    """Same tree, same date, new commit id: the report says the same (same digest), but its
+    title names commits that no longer are the pull request's."""
+    repo, event = pull_request
+    api, url = forge
+    run_action(repo, tmp_path, event, url)
+    (before,) = api.ours()
+    title = before["body"].split("\n")[1]
+    old = event["pull_request"]["head"]["sha"]
+    assert f"`{old[:7]}`" in title
+    git(repo, "commit", "-q", "--amend", "-m", "downgrade py-a, reworded", date=DAY_2)
+    new = event["pull_request"]["head"]["sha"] = git(repo, "rev-parse", "HEAD")
+    assert git(repo, "rev-parse", f"{new}^{{tree}}") == git(repo, "rev-parse", f"{old}^{{tree}}")
+    run = run_action(repo, tmp_path, event, url)
+    assert "updated comment" in run.logs["Post or update the comment"]
+    (after,) = api.ours()
+    assert after["body"].split("\n")[0] == before["body"].split("\n")[0]  # the same digest
+    assert after["body"].split("\n")[1] == title.replace(old[:7], new[:7])
+    again = run_action(repo, tmp_path, event, url)
+    assert "is up to date" in again.logs["Post or update the comment"]
+    assert len(api.writes()) == 2
 
 
 def test_a_failed_gate_of_the_configuration_is_commented_then_fails_the_job(
@@ -488,6 +537,144 @@ def test_a_pull_request_from_a_fork_gets_the_gates_in_the_job_summary(
     assert gate in run.summary.splitlines()
 
 
+# ---------------------------------------------------------------- trusted configuration
+
+PINNED = "allow: [{gate: downgrade, package: py-a, reason: pinned until 2.1}]\n"
+
+
+def _failed(run: Run) -> list[str]:
+    """The gates the job's last step says failed."""
+    last = run.logs.get("Fail when snapdiff did", "").splitlines()
+    return [line.split(" (")[0].removeprefix("snapdiff: gate failed: ") for line in last]
+
+
+def test_an_allow_in_the_base_commits_configuration_exempts_its_package(
+    tmp_path: Path, forge: tuple[Forge, str]
+) -> None:
+    """The base commit's `.snapdiff.yaml` is trusted: its `allow:` is read (the checkout's copy
+    of it, the same file, was an error: exit 2)."""
+    repo, event = make_pull_request(tmp_path, {".snapdiff.yaml": "fail-on: [downgrade]\n" + PINNED})
+    api, url = forge
+    run = run_action(repo, tmp_path, event, url)
+    assert run.outputs == {"status": "0"} and not run.failed, run.logs
+    log = run.logs["Compare the revisions"]
+    base = event["pull_request"]["base"]["sha"][:12]
+    assert f"snapdiff: trusted configuration: .snapdiff.yaml at the base commit {base}" in log
+    assert "snapdiff: allowed: downgrade py-a (pinned until 2.1)" in log
+    assert "not read" not in log  # the checkout's copy says what the base's does
+    (ours,) = api.ours()
+    assert "pinned until 2.1" in ours["body"]
+    _clean(repo)
+
+
+@pytest.mark.parametrize(
+    "own",
+    [
+        "fail-on: []\n",  # emptied
+        "fail-on: ['any:1000']\n",  # weakened
+        "fail-on: [downgrade]\nallow: [{gate: downgrade, package: '*', reason: mine}]\n",
+        "",  # removed
+    ],
+)
+def test_a_pull_request_cannot_empty_or_weaken_the_gates_in_its_own_configuration(
+    own: str, tmp_path: Path, forge: tuple[Forge, str]
+) -> None:
+    base = "fail-on: [downgrade, 'any:0']\n"
+    repo, event = make_pull_request(tmp_path, {".snapdiff.yaml": base})
+    if own:
+        event["pull_request"]["head"]["sha"] = _configure(repo, own)
+    else:
+        (repo / ".snapdiff.yaml").unlink()
+        event["pull_request"]["head"]["sha"] = commit(repo, "no gates", 3)
+    api, url = forge
+    run = run_action(repo, tmp_path, event, url)
+    assert run.outputs == {"status": "1"} and run.failed
+    assert _failed(run) == ["downgrade", "any"]
+    assert "more than" not in run.logs["Fail when snapdiff did"]  # any:0 is any at all
+    assert ("allow not read" in run.logs["Compare the revisions"]) == ("allow" in own)
+    assert "Gate failed, `any`" in api.ours()[0]["body"]
+
+
+def test_a_pull_request_may_add_gates_in_its_own_configuration(
+    tmp_path: Path, forge: tuple[Forge, str]
+) -> None:
+    repo, event = make_pull_request(tmp_path, {".snapdiff.yaml": "warn-on: [any]\n"})
+    event["pull_request"]["head"]["sha"] = _configure(repo, "fail-on: [downgrade]\n")
+    _, url = forge
+    run = run_action(repo, tmp_path, event, url)
+    assert run.outputs == {"status": "1"} and _failed(run) == ["downgrade"]
+    assert "snapdiff: gate warning: any" in run.logs["Compare the revisions"]
+
+
+def test_the_config_input_names_a_file_at_the_base_commit(
+    tmp_path: Path, forge: tuple[Forge, str]
+) -> None:
+    """`config: ci/snapdiff.yaml` is read at the base commit: the pull request's change to that
+    file (dropping the exemption) is not what is read."""
+    trusted = "fail-on: [downgrade]\n" + PINNED
+    repo, event = make_pull_request(tmp_path, {"ci/snapdiff.yaml": trusted})
+    event["pull_request"]["head"]["sha"] = _configure(repo, "fail-on: [any]\n", "ci/snapdiff.yaml")
+    _, url = forge
+    run = run_action(repo, tmp_path, event, url, {"config": "./ci/snapdiff.yaml"})
+    assert run.outputs == {"status": "0"} and not run.failed, run.logs
+    log = run.logs["Compare the revisions"]
+    assert "snapdiff: trusted configuration: ci/snapdiff.yaml at the base commit" in log
+    assert "snapdiff: allowed: downgrade py-a (pinned until 2.1)" in log
+    for missing, said in (
+        ("ci/nope.yaml", "config: no file ci/nope.yaml at the base commit"),
+        ("../ci/snapdiff.yaml", "config: '../ci/snapdiff.yaml' is not a path inside"),
+    ):
+        refused = run_action(repo, tmp_path, event, url, {"config": missing})
+        assert refused.failed and refused.steps["Compare the revisions"] == "failure"
+        assert (
+            f"::error title=snapdiff::snapdiff: error: {said}"
+            in refused.logs["Compare the revisions"]
+        )
+        assert refused.steps["Post or update the comment"] == "skipped"
+
+
+def test_the_config_input_names_another_repositorys_file(
+    pull_request: tuple[Path, dict[str, Any]], forge: tuple[Forge, str], tmp_path: Path
+) -> None:
+    """`OWNER/REPO/path@REF`, read through the contents API with config-token, as
+    dependency-review-action reads its config-file."""
+    repo, event = pull_request
+    api, url = forge
+    api.files["org/policies/ci/snapdiff.yaml@v2"] = "fail-on: [any]\n" + PINNED
+    named = {"config": "org/policies/ci/snapdiff.yaml@v2", "fail-on": ""}
+    run = run_action(repo, tmp_path, event, url, named)
+    assert run.outputs == {"status": "1"} and _failed(run) == ["any"]
+    log = run.logs["Compare the revisions"]
+    assert "snapdiff: trusted configuration: org/policies/ci/snapdiff.yaml at v2" in log
+    assert "snapdiff: allowed:" not in log  # py-a's downgrade is no gate here
+    assert ("GET", "/repos/org/policies/contents/ci/snapdiff.yaml") in api.calls
+    missing = run_action(repo, tmp_path, event, url, {"config": "org/policies/nope.yaml@v2"})
+    assert missing.failed and missing.steps["Compare the revisions"] == "failure"
+    said = "::error title=snapdiff::snapdiff: error: org/policies/nope.yaml@v2: HTTP 404"
+    assert said in missing.logs["Compare the revisions"]
+    wrong = {"config": "org/policies/ci/snapdiff.yaml@v2", "config-token": "wrong"}
+    assert "HTTP 401" in run_action(repo, tmp_path, event, url, wrong).logs["Compare the revisions"]
+
+
+def test_the_allow_input_exempts_as_the_base_configurations_entries_do(
+    tmp_path: Path, forge: tuple[Forge, str]
+) -> None:
+    base = "fail-on: [downgrade, removed-specs]\n"
+    repo, event = make_pull_request(tmp_path, {".snapdiff.yaml": base})
+    _, url = forge
+    allow = "- {gate: downgrade, package: py-a, reason: accepted}\n"
+    allow += "- {gate: removed-specs, package: 'py-*', reason: accepted}\n"
+    run = run_action(repo, tmp_path, event, url, {"allow": allow})
+    assert run.outputs == {"status": "0"} and not run.failed, run.logs
+    log = run.logs["Compare the revisions"]
+    assert ".snapdiff.yaml at the base commit" in log and "2 entries of the allow input" in log
+    assert "snapdiff: allowed: downgrade py-a (accepted)" in log
+    bad = run_action(repo, tmp_path, event, url, {"allow": "[{gate: downgrade, package: a}]"})
+    assert bad.failed and bad.steps["Compare the revisions"] == "failure"
+    said = "snapdiff: error: allow input: allow entry 1: needs one gate and a reason"
+    assert said in bad.logs["Compare the revisions"]
+
+
 def test_a_format_in_the_configuration_leaves_the_comment_markdown(
     pull_request: tuple[Path, dict[str, Any]], forge: tuple[Forge, str], tmp_path: Path
 ) -> None:
@@ -531,6 +718,9 @@ def test_a_long_comment_key_still_fits_github_s_limit(
     assert len(ours["body"]) <= 65_536 < len(full)
     name = run.withs["Keep the full report"]["name"]  # the key cut, and its digest
     assert re.fullmatch(r"snapdiff-full-report-release-notes%2Fk{32}-[0-9a-f]{11}", name)
+    # the cuts name that artifact; no path of the runner reaches the comment or the summary
+    assert f"see the artifact `{name}`." in ours["body"]  # the summary fits: uncut
+    assert str(tmp_path) not in ours["body"] + run.summary and "runner-temp" not in ours["body"]
 
 
 def test_two_comment_keys_keep_two_comments(
@@ -541,11 +731,9 @@ def test_two_comment_keys_keep_two_comments(
     run_action(repo, tmp_path, event, url, {"comment-key": "develop"})
     run_action(repo, tmp_path, event, url, {"comment-key": "releases", "fail-on": "any"})
     assert len(api.ours()) == 2 and len(api.writes()) == 2
-    run_action(repo, tmp_path, event, url, {"comment-key": "develop", "fail-on": "removed-specs"})
+    run_action(repo, tmp_path, event, url, {"comment-key": "develop", "fail-on": "downgrade"})
     develop, releases = api.ours()
-    assert (
-        "key=develop -->" in develop["body"] and "Gate failed, `removed-specs`" in develop["body"]
-    )
+    assert "key=develop -->" in develop["body"] and "Gate failed, `downgrade`" in develop["body"]
     assert "key=releases -->" in releases["body"] and "Gate failed, `any`" in releases["body"]
     assert api.writes()[-1] == ("PATCH", f"/repos/owner/catalogue/issues/comments/{develop['id']}")
     # two uses in one job: a folder and an artifact each (one artifact name twice fails a run)

@@ -126,3 +126,137 @@ def test_config_imports_nothing_from_the_options_that_read_it() -> None:
     from snapdiff.options import FILTERS
 
     assert set(FILTERS) <= TRUSTED_ONLY
+
+
+# A configuration found in the checkout only ever adds gates: a pull request can change it.
+
+DOWN = {"a": ("5.0", "0.9"), "b": ("5.0", "1.9"), "c": ("5.0", "0.1")}  # 3 downgrades
+
+
+@pytest.fixture
+def downgrades(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """A checkout (the current directory) and two sides: 3 downgrades, and 3 specs removed with
+    no successor (a configuration of each package dropped)."""
+    from pagegen import spec, write_page
+
+    for name, versions in DOWN.items():
+        for side, version in zip(("old", "new"), versions, strict=True):
+            specs = [spec(f"{name}{side}", version, ("e4s", "root"))]
+            if side == "old":
+                specs.append(spec(f"{name}gone", version, ("e4s", "root"), os="rhel8"))
+            write_page(tmp_path / side, name, specs)
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    return [str(tmp_path / "old"), str(tmp_path / "new")]
+
+
+def _failed(err: str) -> list[str]:
+    return [line.split(" (")[0] for line in err.splitlines() if "gate failed" in line]
+
+
+@pytest.mark.parametrize(
+    "found",
+    ["fail-on: []", "fail-on: ['removed-specs:1000']", "fail-on: removed-specs:5", "{}"],
+)
+def test_a_found_configuration_cannot_remove_or_weaken_a_trusted_gate(
+    found: str, downgrades: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    Path("base.yaml").write_text("fail-on: ['removed-specs:1']\n")  # the base commit's
+    Path(".snapdiff.yaml").write_text(found + "\n")  # the pull request's
+    code, _, err = run([*downgrades, "--config", "base.yaml"], capsys)
+    assert code == 1 and _failed(err) == ["snapdiff: gate failed: removed-specs"]
+    assert "more than 1)" in err  # the trusted threshold, not the found one
+    Path("base.yaml").write_text("")  # gates of the command line stay alike
+    given = ["--fail-on", "removed-specs:2"]
+    code, _, err = run([*downgrades, "--config", "base.yaml", *given], capsys)
+    assert code == 1 and "more than 2)" in err
+    code, _, err = run([*downgrades, "--fail-on", "removed-specs:2"], capsys)  # no trusted file
+    assert code == 1 and "more than 2)" in err
+
+
+def test_a_found_configuration_adds_gates_and_makes_thresholds_stricter(
+    downgrades: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    Path("base.yaml").write_text("fail-on: ['removed-specs:1000']\nwarn-on: [stack-loss]\n")
+    Path(".snapdiff.yaml").write_text("fail-on: [downgrade, 'removed-specs:2']\nwarn-on: []\n")
+    code, _, err = run([*downgrades, "--config", "base.yaml", "--warn-on", "any"], capsys)
+    assert code == 1 and _failed(err) == [
+        "snapdiff: gate failed: removed-specs",
+        "snapdiff: gate failed: downgrade",
+    ]
+    assert "more than 2)" in err and "gate warning: any" in err
+    Path(".snapdiff.yaml").write_text("fail-on: [downgrade]\n")  # no trusted file: added too
+    code, _, err = run([*downgrades, "--fail-on", "removed-specs:1000"], capsys)
+    assert code == 1 and _failed(err) == ["snapdiff: gate failed: downgrade"]
+    Path(".snapdiff.yaml").write_text("exit-code: true\n")
+    assert run([*downgrades, "--config", "base.yaml"], capsys)[0] == 1
+    Path(".snapdiff.yaml").write_text("exit-code: false\n")  # cannot turn the command's off
+    assert run([*downgrades, "--config", "base.yaml", "--exit-code"], capsys)[0] == 1
+    Path(".snapdiff.yaml").write_text("fail-on: [downgrad]\n")  # a bad gate: file and line
+    code, _, err = run([*downgrades, "--config", "base.yaml"], capsys)
+    assert code == 2 and err.startswith(f"snapdiff: error: {Path.cwd() / '.snapdiff.yaml'}:1: ")
+    assert "unknown gate 'downgrad' (did you mean 'downgrade'?)" in err
+
+
+@pytest.mark.parametrize(
+    ("content", "line", "expected"),
+    [
+        ("warn-on: [stack-loss]\nfail-on: [downgrad]\n", 2, "unknown gate 'downgrad'"),
+        ("format: json\nexit-code: maybe\n", 2, "exit-code must be true or false"),
+        ("format: json\nfail-on: [downgrade\n", 2, "not valid YAML: expected ',' or ']'"),
+        ("fail-on: [any]\nfail-on: [downgrade]\n", 2, "fail-on is given twice (lines 1 and 2)"),
+        ("format: json\nformt: text\n", 2, "unknown option 'formt' (did you mean 'format'?)"),
+    ],
+)
+@pytest.mark.parametrize("beside", [False, True], ids=["alone", "beside --config"])
+def test_a_found_configurations_error_names_its_file_and_line(
+    content: str,
+    line: int,
+    expected: str,
+    beside: bool,
+    downgrades: list[str],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Read for its gates alone or for more, a found file's error is one line: `FILE:LINE:`."""
+    Path("base.yaml").write_text("fail-on: [downgrade]\n")
+    Path(".snapdiff.yaml").write_text(content)
+    code, out, err = run([*downgrades, *(["--config", "base.yaml"] if beside else [])], capsys)
+    found = Path.cwd() / ".snapdiff.yaml"
+    assert code == 2 and not out and err.count("\n") == 1
+    assert err.startswith(f"snapdiff: error: {found}:{line}: {expected}")
+
+
+def test_beside_a_trusted_file_a_found_one_exempts_nothing_and_says_what_was_not_read(
+    downgrades: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The base commit's `allow:` exempts; the pull request's own entries are not read (said,
+    not an error: the job still reports), and what it shares with the base is not said."""
+    entry = "{gate: downgrade, package: a, reason: pinned}"
+    Path("base.yaml").write_text(f"fail-on: [downgrade]\nallow: [{entry}]\nformat: json\n")
+    Path(".snapdiff.yaml").write_text(f"fail-on: [downgrade]\nallow: [{entry}]\nformat: json\n")
+    code, _, err = run([*downgrades, "--config", "base.yaml"], capsys)
+    assert code == 1 and "snapdiff: allowed: downgrade a (pinned)" in err
+    assert "not read" not in err and "went down: b, c)" in err
+    everything = "{gate: downgrade, package: '*', reason: mine}"
+    Path(".snapdiff.yaml").write_text(f"allow: [{entry}, {everything}]\nformat: text\n")
+    code, out, err = run([*downgrades, "--config", "base.yaml"], capsys)
+    assert code == 1 and "went down: b, c)" in err and json.loads(out)
+    found = Path.cwd() / ".snapdiff.yaml"
+    said = [line for line in err.splitlines() if "not read" in line]
+    assert said == [
+        f"snapdiff: warning: {found}: {key} not read: beside --config base.yaml, a "
+        "configuration found in the checkout only adds gates"
+        for key in ("allow", "format")
+    ]
+    Path(".snapdiff.yaml").write_text(f"allow: [{everything}]\n")  # alone: refused, as before
+    code, _, err = run(downgrades, capsys)
+    assert code == 2 and "allow is not read from a configuration found in the checkout" in err
+
+
+def test_strictest_keeps_every_gate_at_its_lowest_threshold() -> None:
+    from snapdiff.gates import parse_gates, spelled, strictest
+
+    given = parse_gates("removed-specs:100,downgrade"), parse_gates("removed-specs:1000,any:3")
+    assert spelled(strictest(*given)) == "removed-specs:100,downgrade,any:3"
+    assert spelled(strictest(parse_gates("downgrade:5"), parse_gates("downgrade"))) == "downgrade"
+    assert strictest() == [] and parse_gates(spelled(strictest(*given))) == strictest(*given)

@@ -13,8 +13,9 @@ import yaml
 from clirun import ROOT, V1, V2, run
 from pagegen import spec, write_page
 
+from snapdiff import diff_snapshots, load_pair
 from snapdiff.errors import UsageError
-from snapdiff.gates import GateCheck, parse_gates
+from snapdiff.gates import REMOVED_SPECS, GateCheck, parse_gates, tripped
 from snapdiff.options import parser
 
 
@@ -26,20 +27,59 @@ def pair(tmp_path: Path, old: dict[str, Any], new: dict[str, Any]) -> list[str]:
 
 
 BASE = {"a": [spec("a1", "1.0", ("e4s", "root"))], "b": [spec("b1", "2.0", ("e4s", "root"))]}
-GATE_CASES = {
-    "nothing": (BASE, set()),
-    "upgrade": (dict(BASE, a=[spec("a2", "1.1", ("e4s", "root"))]), {"any", "removed-specs"}),
+Pages = dict[str, list[dict[str, Any]]]
+# (old, new, the gates that fail, the class of the specs removed)
+GATE_CASES: dict[str, tuple[Pages, Pages, set[str], str | None]] = {
+    "nothing": (BASE, BASE, set(), None),
+    # removed specs with a successor: rebuilt, upgraded, downgraded, migrated
+    "rebuilt": (BASE, dict(BASE, a=[spec("a2", "1.0", ("e4s", "root"))]), {"any"}, "rebuilt"),
+    "upgrade": (BASE, dict(BASE, a=[spec("a2", "1.1", ("e4s", "root"))]), {"any"}, "upgrade"),
     "downgrade": (
+        BASE,
         dict(BASE, a=[spec("a2", "0.9", ("e4s", "root"))]),
-        {"any", "removed-specs", "downgrade"},
+        {"any", "downgrade"},
+        "downgrade",
     ),
-    "stack left": (dict(BASE, a=[spec("a1", "1.0", ("root",))]), {"any", "stack-loss"}),
-    "package gone": ({"b": BASE["b"]}, {"any", "removed-packages", "removed-specs", "stack-loss"}),
+    "migration": (
+        BASE,
+        dict(BASE, a=[spec("a2", "1.0", ("e4s", "root"), os="ubuntu24.04")]),
+        {"any"},
+        "migration",
+    ),
+    # removed specs with none: a configuration dropped, a version retired, a build fewer, all
+    # the specs of a package removed
+    "dropped configuration": (
+        dict(BASE, a=[*BASE["a"], spec("a3", "1.0", ("e4s", "root"), target="aarch64")]),
+        BASE,
+        {"any", "removed-specs"},
+        "dropped-configuration",
+    ),
+    "version retired": (
+        dict(BASE, a=[*BASE["a"], spec("a4", "0.5", ("e4s", "root"))]),
+        BASE,
+        {"any", "removed-specs"},
+        "version-retired",
+    ),
+    "fewer builds": (
+        dict(BASE, a=[*BASE["a"], spec("a5", "1.0", ("e4s", "root"))]),
+        BASE,
+        {"any", "removed-specs"},
+        "fewer-builds",
+    ),
+    "package gone": (
+        BASE,
+        {"b": BASE["b"]},
+        {"any", "removed-packages", "removed-specs", "stack-loss"},
+        "dropped-configuration",
+    ),
+    "stack left": (BASE, dict(BASE, a=[spec("a1", "1.0", ("root",))]), {"any", "stack-loss"}, None),
     "stack gone": (
+        BASE,
         {k: [dict(s, stacks=["root"]) for s in v] for k, v in BASE.items()},
         {"any", "stack-loss"},
+        None,
     ),
-    "added": (dict(BASE, c=[spec("c1", "1.0")]), {"any"}),
+    "added": (BASE, dict(BASE, c=[spec("c1", "1.0")]), {"any"}, None),
 }
 
 
@@ -47,8 +87,8 @@ GATE_CASES = {
 def test_each_gate_fails_exactly_when_its_change_is_present(
     case: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    new, expected = GATE_CASES[case]
-    sides = pair(tmp_path, BASE, new)
+    old, new, expected, removed_as = GATE_CASES[case]
+    sides = pair(tmp_path, old, new)
     gates = ["any", "removed-packages", "removed-specs", "downgrade", "stack-loss"]
     for gate in gates:
         out = tmp_path / f"{gate}.md"
@@ -58,6 +98,9 @@ def test_each_gate_fails_exactly_when_its_change_is_present(
         assert err.count("snapdiff: gate failed:") == (gate in expected)
     code, _, err = run([*sides, "--fail-on", ",".join(gates), "-o", str(tmp_path / "all")], capsys)
     assert err.count("\n") == len(expected) and code == (1 if expected else 0)
+    report = json.loads(run([*sides, "--format", "json"], capsys)[1])
+    classes = {k for k, n in report["specs_by_class"].items() if n["removed"]}
+    assert classes == ({removed_as} if removed_as else set())  # the case is what it says
 
 
 def test_an_unknown_gate_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
@@ -160,7 +203,8 @@ def test_gate_messages_count_each_kind_in_words(
         "snapdiff: gate failed: any (3 changes: 1 package, 1 spec, 1 stack added, removed or "
         "changed)",
         "snapdiff: gate failed: removed-packages (1 package removed)",
-        "snapdiff: gate failed: removed-specs (1 spec removed)",
+        "snapdiff: gate failed: removed-specs (1 spec removed with no rebuild, upgrade, "
+        "downgrade or migration in its place: 1 in a dropped configuration)",
     ]
 
 
@@ -225,7 +269,9 @@ def test_every_gate_example_parses_and_survives_a_shell() -> None:
 def test_the_report_names_failed_gates_warnings_and_exemptions_on_its_first_screen(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    sides = pair(tmp_path, THREE_UP, THREE_DOWN)
+    arm = {n: [spec(f"{n}9", "5.0", ("e4s", "root"), target="aarch64")] for n in ("a", "b")}
+    with_arm = {n: THREE_UP[n] + arm.get(n, []) for n in THREE_UP}  # dropped: no successor
+    sides = pair(tmp_path, with_arm, THREE_DOWN)
     (tmp_path / ".snapdiff.yaml").write_text(
         'fail-on: [downgrade, "removed-specs:1"]\n'
         "warn-on: [removed-packages, any]\n"
@@ -239,27 +285,31 @@ def test_the_report_names_failed_gates_warnings_and_exemptions_on_its_first_scre
     first_screen = out.split("\n| |")[0].splitlines()
     assert first_screen[3:] == [
         "- **❌ Gate failed, `downgrade`:** 1 package's highest version went down: `c`",
-        "- **❌ Gate failed, `removed-specs`:** 3 specs removed, more than 1",
-        "- **⚠️ Gate warning, `any`:** 9 changes: 3 packages, 6 specs, 0 stacks added, removed "
+        "- **❌ Gate failed, `removed-specs`:** 2 specs removed with no rebuild, upgrade, "
+        "downgrade or migration in their place: 2 in dropped configurations, more than 1",
+        "- **⚠️ Gate warning, `any`:** 12 changes: 3 packages, 8 specs, 1 stack added, removed "
         "or changed",
         "- **Exemption used, `downgrade`:** changes of packages `[ab]` not counted "
         "(``pinned <b>`\\|` @team``)",
     ]
     assert "::error title=snapdiff downgrade::downgrade (1 package's highest version" in err
-    assert "::error title=snapdiff removed-specs::removed-specs (3 specs removed, more" in err
+    assert "::error title=snapdiff removed-specs::removed-specs (2 specs removed with" in err
     trusted = [*sides, "--config", ".snapdiff.yaml"]
     assert run([*trusted, "--for", "github"], capsys)[1] == out  # the same marker, every run
     code, out, _ = run([*trusted, "--format", "json"], capsys)
     gates = json.loads(out)["gates"]
     assert [(g["gate"], g["level"], g["tripped"], g["count"]) for g in gates] == [
         ("downgrade", "fail", True, 1),
-        ("removed-specs", "fail", True, 3),
-        ("any", "warn", True, 9),
+        ("removed-specs", "fail", True, 2),
+        ("any", "warn", True, 12),
     ]
     assert gates[0]["allowed"] == [
         {"package": "[ab]", "stack": None, "reason": "pinned <b>`|` @team"}
     ]
-    assert gates[1]["text"] == "removed-specs (3 specs removed, more than 1)"
+    assert gates[1]["text"] == (
+        "removed-specs (2 specs removed with no rebuild, upgrade, downgrade or migration in "
+        "their place: 2 in dropped configurations, more than 1)"
+    )
 
 
 def test_a_report_without_gates_says_nothing_of_them(capsys: pytest.CaptureFixture[str]) -> None:
@@ -304,3 +354,25 @@ def test_a_bad_threshold_of_a_known_gate_is_named_as_such(word: str) -> None:
     with pytest.raises(UsageError, match=f"threshold .* of {name}") as found:
         parse_gates(word)
     assert found.value.fix == f"write {name}:N, N a count"
+
+
+def test_what_removed_specs_counts_is_said_wherever_it_is_listed() -> None:
+    """--help, the README's gate list, docs/json.md and the gate's own line say the same rule."""
+    rule = "removed with no rebuild, upgrade, downgrade or migration in their place"
+    assert REMOVED_SPECS.startswith("specs " + rule)
+    assert " ".join(parser().format_help().split()).count(rule) == 1
+    readme = (ROOT / "README.md").read_text()
+    assert f"`removed-specs` (specs {rule}: in dropped configurations" in readme
+    assert rule in " ".join((ROOT / "docs" / "json.md").read_text().split())
+
+
+def test_a_report_without_explanations_counts_every_removed_spec(tmp_path: Path) -> None:
+    """A report made without explanations cannot tell a successor: nothing is let through."""
+    old, new = GATE_CASES["upgrade"][:2]
+    old_dir, new_dir = pair(tmp_path, old, new)
+    before, after = load_pair(old_dir, new_dir)
+    report = diff_snapshots(before, after, describe=False)
+    (found,) = tripped(report, [GateCheck("removed-specs")])
+    assert found.tripped and found.count == 1
+    assert found.plain().endswith("in its place: 1 unclassified)")
+    assert tripped(diff_snapshots(before, after), [GateCheck("removed-specs")]) == []

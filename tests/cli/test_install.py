@@ -34,6 +34,7 @@ def test_wheel_ships_templates_and_runs_from_elsewhere(tmp_path: Path) -> None:
         names = archive.namelist()
         assert "snapdiff/templates/report.md.j2" in names
         assert "snapdiff/py.typed" in names  # the package is typed (PEP 561)
+        assert "snapdiff/ci/github.py" in names  # what the Action runs as python -m
         archive.extractall(tmp_path / "site")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

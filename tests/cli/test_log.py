@@ -426,9 +426,13 @@ def test_log_reads_the_configuration_like_the_diff(
     assert "unknown option 'fail_onn' (did you mean 'fail-on'?)" in capsys.readouterr().err
     trusted = tmp_path / "trusted.yaml"
     trusted.write_text("format: json\npackage: [py-jax]\nstack_url: [e4s=https://x.example]\n")
+    assert main([*base, "--config", str(trusted)]) == 2  # read beside --config, for its gates
+    assert "unknown option 'fail_onn'" in capsys.readouterr().err
+    found.write_text("fail_on: downgrade\npackage: [zlib]\n")  # beside --config: gates only
     assert main([*base, "--config", str(trusted)]) == 0
-    data = json.loads(capsys.readouterr().out)
-    assert {p["name"] for p in data["packages"]} <= {"py-jax"}
+    out, err = capsys.readouterr()
+    assert {p["name"] for p in json.loads(out)["packages"]} <= {"py-jax"}
+    assert f"snapdiff: warning: {found}: package not read: beside --config {trusted}," in err
 
 
 @pytest.mark.parametrize(

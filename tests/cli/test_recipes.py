@@ -21,7 +21,6 @@ from snapdiff.options import parser
 
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
 OPTIONS = {o for a in parser()._actions for o in a.option_strings}
-CURL = {"--fail", "--silent", "--show-error", "--header", "--data-binary"}
 
 
 def test_the_action_is_a_well_formed_composite_action() -> None:
@@ -49,7 +48,7 @@ def test_the_action_uploads_the_report_even_on_failure_and_skips_forks() -> None
     comment = steps["Post or update the comment"]
     assert "head.repo.full_name == github.repository" in comment["if"]
     assert "steps.diff.outputs.written == 'true'" in comment["if"]
-    assert "python -m snapdiff.ghcomment" in comment["run"]  # tests/test_action.py runs it
+    assert "python -m snapdiff.ci.github" in comment["run"]  # tests/test_action.py runs it
 
 
 @pytest.mark.parametrize("recipe", ["github-actions.yml", "gitlab-ci.yml"])
@@ -57,15 +56,25 @@ def test_the_recipes_parse_and_use_real_options(recipe: str) -> None:
     text = (ROOT / "docs" / recipe).read_text()
     assert yaml.safe_load(text)
     used = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", text))
-    assert used <= OPTIONS | CURL
+    assert used <= OPTIONS
     assert "pip install snapdiff" not in text and 'pip install "${SNAPDIFF_PACKAGE' not in text
 
 
-def test_the_gitlab_recipe_posts_from_a_file_fails_on_errors_and_pages() -> None:
+def test_the_github_recipe_gives_the_action_only_its_inputs() -> None:
+    from snapdiff.config import allow_entries
+
+    text = (ROOT / "docs" / "github-actions.yml").read_text()
+    steps = yaml.safe_load(text)["jobs"]["release-notes"]["steps"]
+    (used,) = [step for step in steps if "snapdiff@" in step["uses"]]
+    assert set(used["with"]) <= set(ACTION["inputs"])
+    assert allow_entries(yaml.safe_load(used["with"]["allow"]), "allow input")
+    other = re.search(r"# config: (\S+)\n", text)  # another repository's file, commented out
+    assert other and re.fullmatch(r"[\w-]+/[\w-]+/[\w./-]+@\w+", other[1])
+
+
+def test_every_line_of_the_gitlab_recipe_is_bash() -> None:
+    """Each line alone (tests/cli/test_gitlab.py runs them all, as a runner would)."""
     recipe = yaml.safe_load((ROOT / "docs" / "gitlab-ci.yml").read_text())
-    script = "\n".join(recipe["snapdiff"]["script"])
-    assert "--data-binary @body.json" in script and "--data " not in script
-    assert script.count("curl --fail") == 3 and "page=$((page + 1))" in script
     for line in recipe["snapdiff"]["script"]:
         done = subprocess.run(["bash", "-n"], input=line, text=True, capture_output=True)
         assert done.returncode == 0, (line, done.stderr)

@@ -137,3 +137,24 @@ def test_an_environment_s_roots_are_paired_first() -> None:
     assert pair_predecessors(old, new) == {h("c"): h("b"), h("d"): h("a")}
     roots = [(h("c"), h("a")), (h("d"), h("z"))]
     assert pair_predecessors(old, new, roots) == {h("c"): h("a"), h("d"): h("b")}
+
+
+@pytest.mark.parametrize("order", [1, -1])
+def test_a_package_past_the_bound_is_paired_within_related_classes(order: int) -> None:
+    """More candidate pairs than `PAIRS_WEIGHED` in one package (a hostile index): paired in
+    sorted order within classes of related records, never across families, whatever the order
+    the index holds them in."""
+    from snapdiff.compare.predecessors import PAIRS_WEIGHED
+
+    def digest(side: str, i: int) -> str:
+        return f"{side}{i:031d}"
+
+    compilers = ("gcc@12", "nvhpc@23.7")
+    old = {digest("a", i): node(f"1.{i}", compiler=compilers[i % 2]) for i in range(1100)}
+    new = {digest("b", i): node(f"2.{i}", compiler=compilers[i % 3 == 0]) for i in range(1000)}
+    assert len(old) * len(new) > PAIRS_WEIGHED
+    pairs = pair_predecessors(dict(list(old.items())[::order]), dict(list(new.items())[::order]))
+    assert pairs == pair_predecessors(old, new)
+    assert all(new[n].compiler == old[o].compiler for n, o in pairs.items())
+    wanted = {c: sum(n.compiler == c for n in new.values()) for c in compilers}
+    assert len(pairs) == sum(min(wanted[c], 550) for c in compilers)

@@ -106,7 +106,7 @@ def test_an_external_moved_is_an_own_change(tmp_path: Path) -> None:
     new = {h("b"): node("cuda", "11.8.0", external={"path": "/glade/cuda/11.8.0b", "module": None})}
     found = run(tmp_path, old, new)
     assert found["triggers"][0]["changes"] == ["external"]
-    assert found["triggers"][0]["to"] == {"external": "external /glade/cuda/11.8.0b"}
+    assert found["triggers"][0]["to"] == {"external": "/glade/cuda/11.8.0b"}
 
 
 def test_a_new_build_reached_by_new_edges_is_a_cause(tmp_path: Path) -> None:
@@ -233,3 +233,24 @@ def test_a_root_written_once_on_each_side_pairs_first_whatever_the_folders(
     assert [(t["hash"], t["predecessor"], t["changes"]) for t in found["triggers"]] == [
         (h("c"), h("a"), ["version"])
     ]
+
+
+REAL = Path(__file__).parents[1] / "data" / "environments"
+
+
+def test_a_real_casper_release_pair_is_told_as_its_lockfiles_say(tmp_path: Path) -> None:
+    """NCAR's casper 23.09 → 23.10, cut to the roots `ucx` and `emacs` (tests/data/environments/
+    README.md): every claim holds against the independent checker, and the lines say values."""
+    old, new = REAL / "casper-23.09-cut.spack.lock", REAL / "casper-23.10-cut.spack.lock"
+    report = diff_snapshots(*load_pair(str(old), str(new)))
+    rebuilds = json.loads(render_json(report))["rebuilds"]
+    assert check(rebuilds, old, new) == []
+    ucx = [c for c in rebuilds["cascades"] if c["name"] == "ucx"]
+    assert [c["predecessor"][:7] for c in ucx] == ["xa5ezbp"]  # its root's old hash, first
+    text = render_text(report)
+    assert (
+        "cuda 11.8.0 → 12.2.1 (version), external /glade/u/apps/common/23.08/spack/opt/spack/"
+        "cuda/11.8.0 → /glade/u/apps/common/23.08/spack/opt/spack/cuda/12.2.1: 3 other specs"
+        " rebuilt" in text
+    )
+    assert "dependency autoconf@2.69 → autoconf@2.71 (in automake, gmp)" in text

@@ -494,8 +494,60 @@ def check_report(report: Mapping[str, Any], old_root: Path, new_root: Path) -> l
             errors.append(f"{where}: not every added and removed spec in exactly one record")
         errors += [f"{where}: {e}" for e in _check_kept(package, old, new)]
         errors += [f"{where}: {e}" for e in _check_variants(package, old, new)]
+        errors += [f"{where}: {e}" for e in _check_cause(package, old, new)]
     errors += _check_stack_moves(report, old, new)
     return errors
+
+
+def _cause_text(version: str, removed: list[str], left: list[str]) -> str:
+    parts = []
+    if removed:
+        parts.append(f"the removed stack{'s' * (len(removed) > 1)} {', '.join(removed)}")
+    if left:
+        verb = "builds" if len(left) == 1 else "build"
+        many = "s" * (len(left) > 1)
+        parts.append(f"the stack{many} {', '.join(left)}, which no longer {verb} the package")
+    return f"{version} was built only in " + " and ".join(parts)
+
+
+def _check_cause(package: dict[str, Any], old: Side, new: Side) -> list[str]:
+    """A downgrade's `cause` is said exactly when every old spec of its old highest version is
+    in a stack besides `root` and none of those stacks holds a spec of the package on the new
+    side; its stacks are the removed ones (no spec of the tag on the new side) and the rest."""
+    bump = package["bump"]
+    if not bump or bump["kind"] != "downgrade":
+        return []
+    key = (package["tag"], package["name"])
+    wanted = vkey(bump["from"])
+    builds = {
+        h: set(stacks) - {"root"}
+        for h, (_, version, stacks) in old.packages.get(key, {}).items()
+        if vkey(version) == wanted
+    }
+    still = {s for _, _, stacks in new.packages.get(key, {}).values() for s in stacks}
+    shown = bool(builds) and all(b and not b & still for b in builds.values())
+    cause = bump["cause"]
+    if bool(cause) != shown:
+        return [f"a downgrade's cause is {'said' if cause else 'not said'}, but is not so"]
+    if not cause:
+        return []
+    stacks = set().union(*builds.values())
+    kept = {
+        s
+        for (tag, _), specs in new.packages.items()
+        if tag == key[0]
+        for _, _, held in specs.values()
+        for s in held
+    }
+    removed, left = sorted(stacks - kept), sorted(stacks & kept)
+    expected = {
+        "version": bump["from"],
+        "specs": sorted(builds),
+        "stacks_removed": removed,
+        "stacks_left": left,
+        "text": _cause_text(bump["from"], removed, left),
+    }
+    return [] if cause == expected else [f"says {cause}, but the pages say {expected}"]
 
 
 _JOINED = re.compile(r"^([\d,]+) specs? (joined|left) (.+)$")

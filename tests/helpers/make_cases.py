@@ -95,6 +95,32 @@ def downgrade() -> None:
         write_page(root / side, "cmake", [spec("c" + version, version)])
 
 
+def downgrade_stack_removed() -> None:
+    """Downgrades whose old highest version was built only in stacks that no longer hold the
+    package (a removed stack; a stack kept without it), and one built in a stack kept too."""
+    root = fresh("downgrade-stack-removed")
+
+    def vis(hash_: str, version: str) -> dict[str, Any]:  # stack data-vis-sdk's configuration
+        return spec(
+            hash_, version, ("data-vis-sdk", "root"), os="ubuntu20.04", compiler="gcc@11.1.0"
+        )
+
+    old = {
+        "catalyst": [vis("c1", "0.7.9"), spec("c2", "0.7.8", ("e4s", "root"))],
+        "paraview": [vis("p1", "5.12.0")],
+        "hdf5": [spec("h1", "1.14.5", ("ml-cpu", "root")), spec("h2", "1.14.3", ("e4s", "root"))],
+        "zlib": [
+            spec("z1", "1.3.1", ("e4s", "ml-cpu", "root")),
+            spec("z2", "1.3", ("e4s", "root")),
+        ],
+        "py-numpy": [spec("n1", "2.0.1", ("ml-cpu", "root"))],
+    }
+    new = {name: specs[-1:] for name, specs in old.items() if name != "paraview"}
+    for side, pages in (("old", old), ("new", new)):
+        for name, specs in pages.items():
+            write_page(root / side, name, specs)
+
+
 def appear_disappear() -> None:
     root = fresh("appear-disappear")
     write_page(root / "old", "zlib", [spec("z1", "1.3", ("e4s", "root"))])
@@ -308,6 +334,7 @@ if __name__ == "__main__":
         stack_order_only,
         joined_stack,
         downgrade,
+        downgrade_stack_removed,
         appear_disappear,
         release_to_release,
         many_packages,

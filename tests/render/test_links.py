@@ -61,3 +61,21 @@ def test_the_full_report_is_linked_in_ci(
     full = f"{tmp_path}/full.md"
     out = run([V1, V2, "--max-chars", "3000", "--full-report", full], capsys)[1]
     assert f"see [`{full}`](https://github.com/o/r/actions/runs/9)." in out
+
+
+def test_cuts_name_the_artifact_the_full_report_is_kept_as_never_its_path(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: object
+) -> None:
+    """A runner's temporary folder means nothing to a reader of the comment: with --artifact,
+    every cut (a section's, and a text cut at a line) names the artifact instead."""
+    monkeypatch.setenv("GITHUB_SERVER_URL", "https://github.com")
+    monkeypatch.setenv("GITHUB_REPOSITORY", "o/r")
+    monkeypatch.setenv("GITHUB_RUN_ID", "9")
+    full = f"{tmp_path}/full.md"
+    kept = ["--full-report", full, "--artifact", "snapdiff-full-report-notes"]
+    see = "see the artifact [`snapdiff-full-report-notes`](https://github.com/o/r/actions/runs/9)."
+    for budget in ("3000", "600"):
+        out = run([V1, V2, "--max-chars", budget, *kept], capsys)[1]
+        assert str(tmp_path) not in out and out.rstrip().endswith(see)
+    code, _, err = run([V1, V2, "--artifact", "snapdiff-full-report-notes"], capsys)
+    assert code == 2 and "--artifact: names the artifact the full report is kept as" in err

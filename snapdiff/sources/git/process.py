@@ -30,10 +30,15 @@ def run(
 
 
 def stop(proc: subprocess.Popen[bytes], kill: bool = False) -> None:
-    """End a long-running git process (at once with `kill`) and close its pipes."""
+    """End a long-running git process (at once with `kill`) and close its pipes.
+
+    Its output first: a thread may be blocked writing requests to its input (git, its output
+    full, reads no more), holding that pipe's lock, which closing the input would wait for
+    forever (issue 47: a signal during a read hung snapdiff). With its output closed, git's next
+    write fails, git ends, and the blocked write fails with it."""
     if kill:
         proc.kill()
-    for pipe in (proc.stdin, proc.stdout):
+    for pipe in (proc.stdout, proc.stdin):
         if pipe is not None:
             with contextlib.suppress(OSError):
                 pipe.close()

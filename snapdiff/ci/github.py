@@ -1,0 +1,91 @@
+"""The Action's sticky pull-request comment, posted or updated through GitHub's REST API.
+
+CI glue of the command line (`python -m snapdiff.ci.github COMMENT.md`, run by action.yml), not
+a stage of the library; what makes a comment sticky is `sticky`'s. It reads GITHUB_API_URL,
+GITHUB_REPOSITORY, GITHUB_TOKEN, PR_NUMBER and COMMENT_KEY from the environment.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from ..errors import printable
+from .sticky import CommentError, request, sticky
+
+__all__ = ["main", "post"]
+
+PER_PAGE = 100  # the most GitHub lists at once
+AUTHOR = "github-actions[bot]"  # who `github.token` posts as
+_NEEDED = ("GITHUB_REPOSITORY", "GITHUB_TOKEN", "PR_NUMBER", "COMMENT_KEY")
+
+
+class _Api:
+    """GitHub's REST API for one repository, with one token."""
+
+    def __init__(self, url: str, repository: str, token: str) -> None:
+        self.base = f"{url.rstrip('/')}/repos/{repository}"
+        self.headers = {
+            "Accept": "application/vnd.github+json",
+            "Authorization": f"Bearer {token}",
+            "X-GitHub-Api-Version": "2022-11-28",
+        }
+
+    def __call__(self, method: str, path: str, body: Mapping[str, str] | None = None) -> Any:
+        return request(method, self.base, path, self.headers, body)
+
+
+def _ours(api: _Api, number: str) -> Iterator[tuple[str, str]]:
+    """(id, body) of each comment on the pull request by our author, every page of them."""
+    page = 1
+    while True:
+        comments = api("GET", f"/issues/{number}/comments?per_page={PER_PAGE}&page={page}")
+        for comment in comments:
+            if (comment.get("user") or {}).get("login") == AUTHOR:
+                yield str(comment["id"]), str(comment.get("body") or "")
+        if len(comments) < PER_PAGE:
+            return
+        page += 1
+
+
+def post(api: _Api, number: str, body: str, key: str) -> str:
+    """Create the comment, or update ours when what it says or its title changed; say which."""
+
+    def create(text: str) -> str:
+        return str(api("POST", f"/issues/{number}/comments", {"body": text}).get("id"))
+
+    def update(found: str, text: str) -> None:
+        api("PATCH", f"/issues/comments/{found}", {"body": text})
+
+    return sticky(body, key, _ours(api, number), create, update)
+
+
+def main(argv: Sequence[str] | None = None, env: Mapping[str, str] = os.environ) -> int:
+    """Post or update the comment in the file named by the one argument; 0, else 1 with one
+    `::error` line (a workflow command: the job's page shows it)."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if len(words) != 1:
+            raise CommentError("usage: python -m snapdiff.ci.github COMMENT.md")
+        missing = [name for name in _NEEDED if not env.get(name)]
+        if missing:
+            raise CommentError(f"not set: {', '.join(missing)}")
+        with open(words[0], encoding="utf-8") as handle:
+            body = handle.read()
+        if not env["PR_NUMBER"].isdigit():
+            raise CommentError(f"PR_NUMBER is not a number: {env['PR_NUMBER']!r}")
+        url = env.get("GITHUB_API_URL") or "https://api.github.com"
+        if not url.startswith(("https://", "http://")):
+            raise CommentError(f"GITHUB_API_URL is not an http(s) address: {url!r}")
+        api = _Api(url, env["GITHUB_REPOSITORY"], env["GITHUB_TOKEN"])
+        print(f"snapdiff: {post(api, env['PR_NUMBER'], body, env['COMMENT_KEY'])}")
+    except (CommentError, OSError) as exc:
+        print(f"::error title=snapdiff comment::{printable(str(exc)).replace('%', '%25')}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,95 @@
+"""The GitLab recipe's sticky merge-request note, posted or updated through GitLab's REST API.
+
+Run by docs/gitlab-ci.yml as `python -m snapdiff.ci.gitlab NOTE.md`. Only notes written by the
+token's own user (`GET /user`) are ours to edit: another user's note that starts with the same
+marker, a copy pasted by a reviewer say, is left alone. It reads CI_API_V4_URL, CI_PROJECT_ID,
+CI_MERGE_REQUEST_IID, SNAPDIFF_TOKEN and COMMENT_KEY from the environment.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+from urllib.parse import quote
+
+from ..errors import printable
+from .sticky import CommentError, request, sticky
+
+__all__ = ["main", "post"]
+
+PER_PAGE = 100  # the most GitLab lists at once
+_NEEDED = ("CI_API_V4_URL", "CI_PROJECT_ID", "CI_MERGE_REQUEST_IID", "SNAPDIFF_TOKEN")
+
+
+class _Api:
+    """GitLab's REST API (v4) with one token, and one merge request of one project."""
+
+    def __init__(self, url: str, project: str, merge_request: str, token: str) -> None:
+        self.url = url.rstrip("/")
+        self.notes = f"/projects/{quote(project, safe='')}/merge_requests/{merge_request}/notes"
+        self.headers = {"PRIVATE-TOKEN": token}
+
+    def __call__(self, method: str, path: str, body: Mapping[str, str] | None = None) -> Any:
+        return request(method, self.url, path, self.headers, body)
+
+
+def _ours(api: _Api, user: object) -> Iterator[tuple[str, str]]:
+    """(id, body) of each note on the merge request by this user, every page of them."""
+    page = 1
+    while True:
+        notes = api("GET", f"{api.notes}?per_page={PER_PAGE}&page={page}")
+        for note in notes:
+            if not note.get("system") and (note.get("author") or {}).get("id") == user:
+                yield str(note["id"]), str(note.get("body") or "")
+        if len(notes) < PER_PAGE:
+            return
+        page += 1
+
+
+def post(api: _Api, body: str, key: str) -> str:
+    """Create the note, or update ours when what it says or its title changed; say which."""
+    user = api("GET", "/user").get("id")
+    if user is None:
+        raise CommentError("GET /user: no id: is SNAPDIFF_TOKEN a user's or a bot's token?")
+
+    def create(text: str) -> str:
+        return str(api("POST", api.notes, {"body": text}).get("id"))
+
+    def update(found: str, text: str) -> None:
+        api("PUT", f"{api.notes}/{found}", {"body": text})
+
+    return sticky(body, key, _ours(api, user), create, update)
+
+
+def main(argv: Sequence[str] | None = None, env: Mapping[str, str] = os.environ) -> int:
+    """Post or update the note in the file named by the one argument; 0, else 1 with one
+    `snapdiff: error:` line."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    try:
+        if len(words) != 1:
+            raise CommentError("usage: python -m snapdiff.ci.gitlab NOTE.md")
+        missing = [name for name in _NEEDED if not env.get(name)]
+        if missing:
+            raise CommentError(f"not set: {', '.join(missing)}")
+        with open(words[0], encoding="utf-8") as handle:
+            body = handle.read()
+        if not env["CI_MERGE_REQUEST_IID"].isdigit():
+            raise CommentError(
+                f"CI_MERGE_REQUEST_IID is not a number: {env['CI_MERGE_REQUEST_IID']!r}"
+            )
+        url = env["CI_API_V4_URL"]
+        if not url.startswith(("https://", "http://")):
+            raise CommentError(f"CI_API_V4_URL is not an http(s) address: {url!r}")
+        key = env.get("COMMENT_KEY") or env.get("CI_JOB_NAME") or "snapdiff"
+        api = _Api(url, env["CI_PROJECT_ID"], env["CI_MERGE_REQUEST_IID"], env["SNAPDIFF_TOKEN"])
+        print(f"snapdiff: {post(api, body, key)}")
+    except (CommentError, OSError) as exc:
+        print(f"snapdiff: error: {printable(str(exc))}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
