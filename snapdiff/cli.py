@@ -7,7 +7,8 @@ import dataclasses
 import gc
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, NoReturn
 
@@ -19,12 +20,16 @@ from .process import KEPT, collector_paused, heap_returned, terminated_cleanly
 from .render.budget import PRESETS, budget
 from .render.formats import FORMATS, Rendering, render_history, render_report
 from .render.links import links_from
+from .report.labels import short_commit
 
 __all__ = ["main"]
 
 if TYPE_CHECKING:
     from .compare.causesapart import CausesApart
+    from .history import History
+    from .model import Filters
     from .report import GateOutcome, Report
+    from .sources import LoadOptions
 
 
 def _sides(
@@ -58,6 +63,53 @@ def _sides(
     return start, end
 
 
+def _labels(old: str, new: str | None, names: tuple[str, str] = ("OLD", "NEW")) -> dict[str, str]:
+    """What names each side in an error, by the words given for it: OLD and NEW, or the ends
+    of one range `A..B` (`A...B`), as `_sides` reads them (an empty end is HEAD)."""
+    if new is None and ".." in old:
+        start, _, end = old.partition("..." if "..." in old else "..")
+        new = end or "HEAD"
+        old = start
+    labels = {old: names[0]}
+    if new is not None:
+        labels.setdefault(new, names[1])
+    return labels
+
+
+@contextmanager
+def _naming(labels: Mapping[str, str]) -> Iterator[None]:
+    """An error about an argument (its `where` the argument, or the argument and more in
+    parentheses) says which: `OLD: nosuch: no such directory or git revision`."""
+    try:
+        yield
+    except SnapdiffError as exc:
+        where = exc.where
+        said = next((a for a in labels if where == a or where.startswith(f"{a} (")), None)
+        if said is None:
+            raise
+        raise type(exc)(f"{labels[said]}: {where}", exc.what, exc.fix) from exc
+
+
+def _templates_checked(args: argparse.Namespace) -> None:
+    """--template and --template-dir name what is there, before any work (a folder that is
+    not there would leave the default templates in use, unsaid)."""
+    if args.template and not os.path.isfile(args.template):
+        raise UsageError(f"--template {args.template}", "no such file", "check the path")
+    if args.template_dir and not os.path.isdir(args.template_dir):
+        raise UsageError(f"--template-dir {args.template_dir}", "no such folder", "check the path")
+
+
+def _outputs_checked(args: argparse.Namespace) -> None:
+    """A diff's files can be written, and --artifact names the one --full-report writes: said
+    before any work."""
+    if args.artifact is not None and not args.full_report:
+        raise UsageError(
+            "--artifact", "names the artifact the full report is kept as", "give --full-report FILE"
+        )
+    outputs = ("--output", args.output), ("--full-report", args.full_report)
+    outputs_checked(*outputs, ("--job-summary", args.job_summary))
+
+
 def _rendering(args: argparse.Namespace, full_report: str | None) -> Rendering:
     """How to render, from the options (every format reads what it needs; a size limit is
     checked only for a format it cuts)."""
@@ -69,7 +121,7 @@ def _rendering(args: argparse.Namespace, full_report: str | None) -> Rendering:
         artifact=getattr(args, "artifact", None),  # a diff's only
         links=links_from(args.link_base, os.environ, full_report),
         budget=budget(args.max_chars, args.forge) if sized else None,
-        colour=_colour(args.output),
+        colour=FORMATS[args.format].coloured and _colour(args.color, args.output),
         cached=True,
     )
 
@@ -91,8 +143,11 @@ def _stack_urls(args: argparse.Namespace) -> tuple[tuple[str, str], ...]:
     return tuple(pairs)
 
 
-def _colour(output: str | None) -> bool:
-    """Colour for a terminal: stdout is one, and NO_COLOR (no-color.org) is not set."""
+def _colour(when: str, output: str | None) -> bool:
+    """--color: `always`, `never`, or `auto`: colour for a terminal, when the output goes to
+    stdout, stdout is one, and NO_COLOR (no-color.org) is not set."""
+    if when != "auto":
+        return when == "always"
     return not output and sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 
 
@@ -139,12 +194,8 @@ def _run(args: argparse.Namespace) -> int:
         _warn(note)
     if args.template and args.template_dir:
         raise UsageError("--template", "give --template or --template-dir, not both", "")
-    if args.artifact is not None and not args.full_report:
-        raise UsageError(
-            "--artifact", "names the artifact the full report is kept as", "give --full-report FILE"
-        )
-    outputs = ("--output", args.output), ("--full-report", args.full_report)
-    outputs_checked(*outputs, ("--job-summary", args.job_summary))  # before any work
+    _templates_checked(args)
+    _outputs_checked(args)
     narrow = filters(args)
     progress = TerminalProgress(sys.stderr)
     jobs = args.jobs or default_jobs()
@@ -161,9 +212,11 @@ def _run(args: argparse.Namespace) -> int:
         jobs=jobs,
         graphs=causes.start if causes else None,
     )
+    labels = _labels(args.old, args.new)
     try:
         try:
-            old, new = load_pair(*_sides(args.old, args.new, args.repo), options, narrow)
+            with _naming(labels):
+                old, new = load_pair(*_sides(args.old, args.new, args.repo), options, narrow)
         finally:
             progress.done()
         heap_returned(old, new)
@@ -178,7 +231,8 @@ def _run(args: argparse.Namespace) -> int:
     for warning in [*said, *(f"skipped {printable(page)}" for page in report.skipped)]:
         print(f"snapdiff: warning: {warning}", file=sys.stderr)
     summary = PRESETS["github-summary"] if args.job_summary else None
-    rendered = render_report(report, args.format, _rendering(args, args.full_report), summary)
+    how = dataclasses.replace(_rendering(args, args.full_report), all_causes=args.all_causes)
+    rendered = render_report(report, args.format, how, summary)
     files = (args.full_report, rendered.full), (args.job_summary, rendered.summary)
     write_files(*files, (args.output, rendered.text))  # all of them, or none on an error
     if not args.output:
@@ -217,9 +271,10 @@ def _usage_warnings(report: Report, args: argparse.Namespace) -> list[str]:
     found = _unsized(args)
     old, new = report.old.date, report.new.date
     if old and new and datetime.fromisoformat(new) < datetime.fromisoformat(old):
+        ids = short_commit(report.new.commit or ""), short_commit(report.old.commit or "")
         found.append(
-            f"the new side ({report.new.commit}, {new[:10]}) is older than the old side "
-            f"({report.old.commit}, {old[:10]}): are OLD and NEW swapped?"
+            f"the new side ({ids[0]}, {new[:10]}) is older than the old side "
+            f"({ids[1]}, {old[:10]}): are OLD and NEW swapped?"
         )
     return found
 
@@ -234,19 +289,21 @@ def _unsized(args: argparse.Namespace) -> list[str]:
 
 def _log(argv: Sequence[str]) -> int:
     """`snapdiff log A..B`, or `snapdiff log S1 S2 [S3 ...]` over snapshots given in order."""
-    from .history import history
-    from .history.apart import history_apart
-    from .sources import LoadOptions, backwards, history_parts, load_sequence, short_commit
+    from .sources import LoadOptions, backwards
 
     args = parse(argv, log=True)
+    _templates_checked(args)
     outputs_checked(("--output", args.output))  # before any work
     for note in args.config_notes:
         _warn(note)
     snapshots = [args.range, *args.more]
     if args.more:
         start, end = snapshots[0], snapshots[-1]
+        labels = {s: f"SNAPSHOT {n}" for n, s in reversed(list(enumerate(snapshots, 1)))}
     else:
-        start, end = _sides(args.range, None, args.repo, "snapdiff log")
+        labels = _labels(args.range, None, ("A", "B"))
+        with _naming(labels):
+            start, end = _sides(args.range, None, args.repo, "snapdiff log")
     for warning in _unsized(args):
         print(f"snapdiff: warning: {warning}", file=sys.stderr)
     base = args.range.partition("...") if "..." in args.range and not args.more else None
@@ -262,14 +319,8 @@ def _log(argv: Sequence[str]) -> int:
         jobs=args.jobs or default_jobs(),
     )
     try:
-        if args.more:
-            pairs = load_sequence(snapshots, options)
-            walked = history(pairs, start, end, narrow, unit="snapshot")
-        else:
-            parts = history_parts(start, end, options, narrow)  # halves: side by side
-            walked = history_apart(parts, start, end, _warn, narrow, merge_base_of, progress)
-            ends = short_commit(start, args.repo), short_commit(end, args.repo)
-            walked = dataclasses.replace(walked, start_commit=ends[0], end_commit=ends[1])
+        with _naming(labels):
+            walked = _walked(args, start, end, merge_base_of, narrow, options)
         KEPT(walked)
     finally:
         progress.done()
@@ -280,6 +331,28 @@ def _log(argv: Sequence[str]) -> int:
         print(f"snapdiff: warning: {printable(said)}", file=sys.stderr)
     write(args.output, render_history(walked, args.format, _rendering(args, None)))
     return 0
+
+
+def _walked(
+    args: argparse.Namespace,
+    start: str,
+    end: str,
+    merge_base_of: tuple[str, str] | None,
+    narrow: Filters,
+    options: LoadOptions,
+) -> History:
+    """The history `snapdiff log` walks: of the snapshots given, or of a range (in halves)."""
+    from .history import history
+    from .history.apart import history_apart
+    from .sources import commit_id, history_parts, load_sequence
+
+    if args.more:
+        pairs = load_sequence([args.range, *args.more], options)
+        return history(pairs, start, end, narrow, unit="snapshot")
+    parts = history_parts(start, end, options, narrow)  # halves: side by side
+    walked = history_apart(parts, start, end, _warn, narrow, merge_base_of, options.progress)
+    ends = commit_id(start, args.repo), commit_id(end, args.repo)
+    return dataclasses.replace(walked, start_commit=ends[0], end_commit=ends[1])
 
 
 def console() -> NoReturn:

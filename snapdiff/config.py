@@ -19,6 +19,7 @@ __all__ = [
     "CONFIG_NAME",
     "TRUSTED_ONLY",
     "Added",
+    "Configured",
     "added",
     "allow_entries",
     "allow_list",
@@ -87,62 +88,158 @@ def options_of(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
     return found
 
 
-def _tokens(option: str, action: argparse.Action, value: Any, path: Path) -> list[str]:
-    """Command-line words for one configuration key, after checking the value's type."""
+def _tokens(option: str, action: argparse.Action, value: Any, where: str) -> list[str]:
+    """Command-line words for one configuration key, after checking the value's type (an
+    error names `where`: the file and the key's line)."""
     flag = f"--{option}"
     if action.nargs == 0:  # a switch
         if not isinstance(value, bool):
-            raise UsageError(str(path), f"{option} must be true or false", _FIX)
+            raise UsageError(where, f"{option} must be true or false", _FIX)
         return [flag] if value else []
     if isinstance(value, list) and action.metavar == "GATES":  # a list where a list is meant
         value = ",".join(str(v) for v in value)
     if isinstance(action, argparse._AppendAction):
         values = value if isinstance(value, list) else [value]
         if not all(isinstance(v, (str, int, float)) for v in values):
-            raise UsageError(str(path), f"{option} must be a value or a list of values", _FIX)
+            raise UsageError(where, f"{option} must be a value or a list of values", _FIX)
         return [word for v in values for word in (flag, str(v))]
     if not isinstance(value, (str, int, float)) or isinstance(value, bool):
-        raise UsageError(str(path), f"{option} must be a single value", _FIX)
+        raise UsageError(where, f"{option} must be a single value", _FIX)
     return [flag, str(value)]
+
+
+class _Loaded(NamedTuple):
+    """A configuration's values, and where each top-level key and `allow:` entry is."""
+
+    values: Any
+    where: str  # the file (or what the text is, e.g. `allow input`)
+    lines: dict[str, int]  # each top-level key's line
+    allow_lines: tuple[int, ...] = ()  # each `allow:` entry's line
+
+    def at(self, key: object) -> str:
+        """`FILE:LINE` of a top-level key (the file alone where its line is not known)."""
+        line = self.lines.get(str(key))
+        return f"{self.where}:{line}" if line else self.where
+
+
+def _at(where: str, text: str, line: int) -> str:
+    """`FILE:LINE`, 1-based, never past the file's last line (the end of a file is on it)."""
+    return f"{where}:{max(1, min(line, len(text.splitlines())))}"
+
+
+def _yaml_error(where: str, text: str, exc: Exception) -> UsageError:
+    """A YAML error as one line naming the file and line: `FILE:LINE: not valid YAML: ...`."""
+    import yaml
+
+    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem_mark is not None:
+        return UsageError(
+            _at(where, text, exc.problem_mark.line + 1), f"not valid YAML: {exc.problem}", _FIX
+        )
+    if isinstance(exc, yaml.reader.ReaderError):  # a control character
+        at = _at(where, text, text.count("\n", 0, exc.position) + 1)
+        return UsageError(at, f"not valid YAML: {exc.reason} (#x{exc.character:04x})", _FIX)
+    return UsageError(where, f"not valid YAML: {exc}", _FIX)
+
+
+def _text(path: Path) -> str:
+    """The file's text; an error names the file (and the line of a byte that is not UTF-8)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise UsageError(str(path), f"cannot read the configuration: {exc.strerror}", _FIX) from exc
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        where = f"{path}:{line}"
+        raise UsageError(where, f"not UTF-8 (byte 0x{data[exc.start]:02x})", _FIX) from exc
 
 
 def load(path: Path) -> Any:
     """The file's YAML, safely (as `loads` reads it)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(str(path), f"cannot read the configuration: {exc}", _FIX) from exc
-    return loads(text, str(path))
+    return _load(path).values
 
 
 def loads(text: str, where: str) -> Any:
-    """YAML text, safely: no object constructed, no alias (nothing to grow a bomb from)."""
+    """YAML text, safely: no object constructed, no alias (nothing to grow a bomb from); an
+    error is one line naming `where` and the line (`where:LINE: ...`)."""
+    return _parse(text, where).values
+
+
+def _load(path: Path) -> _Loaded:
+    """The file's YAML with the line of each key (`_parse`); an error names the file and line."""
+    return _parse(_text(path), str(path))
+
+
+def _parse(text: str, where: str) -> _Loaded:
+    """YAML text, safely (no object constructed, no alias: nothing to grow a bomb from), with
+    the line of each key; an error is one line naming `where` and the line."""
     import yaml  # deferred: only runs with a configuration file
 
     try:
-        if any(isinstance(e, yaml.AliasEvent) for e in yaml.parse(text, Loader=yaml.SafeLoader)):
-            raise UsageError(where, "the configuration uses a YAML alias", _FIX)
-        return yaml.safe_load(text) or {}
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):
+                mark = event.start_mark
+                at = _at(where, text, mark.line + 1 if mark else 1)
+                raise UsageError(at, "the configuration uses a YAML alias", _FIX)
+        loader = yaml.SafeLoader(text)
+        try:
+            node = loader.get_single_node()
+            values = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
     except yaml.YAMLError as exc:
-        raise UsageError(where, f"cannot read the configuration: {exc}", _FIX) from exc
+        raise _yaml_error(where, text, exc) from exc
+    if not isinstance(node, yaml.MappingNode):
+        return _Loaded(values or {}, where, {})
+    return _Loaded(values, where, *_lines(where, node))
+
+
+def _lines(where: str, node: Any) -> tuple[dict[str, int], tuple[int, ...]]:
+    """The line of each key of a mapping node, and of each entry of its `allow:` list; a key
+    given twice is an error (YAML keeps the last, silently)."""
+    lines: dict[str, int] = {}
+    allow: tuple[int, ...] = ()
+    for key, value in node.value:
+        line = key.start_mark.line + 1
+        first = lines.setdefault(str(key.value), line)
+        if first != line:
+            what = f"{key.value} is given twice (lines {first} and {line})"
+            raise UsageError(f"{where}:{line}", what, "keep one")
+        if key.value == "allow" and value.id == "sequence":
+            allow = tuple(item.start_mark.line + 1 for item in value.value)
+    return lines, allow
+
+
+Configured = list[tuple[str, list[str]]]  # (`FILE:LINE` of a key, its command-line words)
+
+
+class _Key(NamedTuple):
+    """One key of a configuration: as written, its value, and `FILE:LINE` where it is."""
+
+    key: str
+    value: Any
+    at: str
 
 
 def _read(
     path: Path, options: Mapping[str, argparse.Action], elsewhere: Set[str]
-) -> dict[str, tuple[str, Any]]:
-    """The file's keys as option names (`max-chars`), each with its key as written and its
-    value; a key that names no option of either command is an error with a did-you-mean."""
-    loaded = load(path)
-    if not isinstance(loaded, dict):
-        raise UsageError(str(path), "the configuration is not a mapping of options", _FIX)
+) -> dict[str, _Key]:
+    """The file's keys by option name (`max-chars`), each with its key as written, its value
+    and its line; a key that names no option of either command is an error with a
+    did-you-mean, naming the file and line."""
+    loaded = _load(path)
+    if not isinstance(loaded.values, dict):
+        raise UsageError(f"{path}:1", "the configuration is not a mapping of options", _FIX)
     found = {}
-    for key, value in loaded.items():
+    for key, value in loaded.values.items():
         option = str(key).replace("_", "-")
+        at = loaded.at(key)
         if option not in options and option not in elsewhere and option != "allow":
             close = difflib.get_close_matches(option, [*options, *sorted(elsewhere)], n=1)
             fix = f"did you mean {close[0]!r}?" if close else _FIX
-            raise UsageError(str(path), f"unknown option {key!r}", fix)
-        found[option] = (str(key), value)
+            raise UsageError(at, f"unknown option {key!r}", fix)
+        found[option] = _Key(str(key), value, at)
     return found
 
 
@@ -152,8 +249,9 @@ def config_arguments(
     argv: Sequence[str],
     trusted: bool,
     elsewhere: Set[str] = frozenset(),
-) -> list[str]:
-    """The configuration as command-line words to put before argv (so argv wins).
+) -> Configured:
+    """The configuration as command-line words to put before argv (so argv wins), key by key
+    with the file and line each comes from.
 
     A list option given on the command line replaces the configured list rather than adding to
     it, and one of `--max-chars`/`--for` (or `--template`/`--template-dir`) given on the command
@@ -164,19 +262,19 @@ def config_arguments(
     """
     options = options_of(parser)
     given = {word.split("=")[0] for word in argv if word.startswith("--")}
-    words: list[str] = []
-    for option, (_, value) in _read(path, options, elsewhere).items():
+    words: Configured = []
+    for option, (_, value, where) in _read(path, options, elsewhere).items():
         if option in TRUSTED_ONLY and not trusted:
             what = f"{option} is not read from a configuration found in the checkout"
-            raise UsageError(str(path), what, f"pass --config {path} to trust it, or --no-config")
+            raise UsageError(where, what, f"pass --config {path} to trust it, or --no-config")
         if option == "allow" or option not in options or (option in ADDS_ONLY and not trusted):
-            continue  # not an option of this command: allow_list reads `allow`
+            continue  # read by allow_list; another command's; a found file's gates: `added`
         action = options[option]
         if isinstance(action, argparse._AppendAction) and set(action.option_strings) & given:
             continue
         if any(option in group and {f"--{o}" for o in group} & given for group in _TOGETHER):
             continue
-        words += _tokens(option, action, value, path)
+        words.append((where, _tokens(option, action, value, where)))
     return words
 
 
@@ -205,16 +303,17 @@ def added(
     for option in ADDS_ONLY:
         if option not in keys or option not in options:
             continue  # unset, or not an option of this command (`snapdiff log`)
-        words = _tokens(option, options[option], keys[option][1], path)
+        _, value, at = keys[option]  # an error names the file and the key's line
+        words = _tokens(option, options[option], value, at)
         if option == "exit-code":
             exit_code = bool(words)
         else:
-            gates[option] = tuple(parse_gates(words[1] if words else "", str(path)))
+            gates[option] = tuple(parse_gates(words[1] if words else "", at))
     aside: list[str] = []
     if beside is not None:
-        trusted = _read(beside, options, elsewhere)
-        for option, (key, value) in keys.items():
-            if option not in ADDS_ONLY and not _says(trusted.get(option, (key, None))[1], value):
+        trusted = {option: said.value for option, said in _read(beside, options, elsewhere).items()}
+        for option, (key, value, _) in keys.items():
+            if option not in ADDS_ONLY and not _says(trusted.get(option), value):
                 aside.append(
                     f"{path}: {key} not read: beside --config {beside}, a configuration "
                     "found in the checkout only adds gates"
@@ -237,18 +336,22 @@ def allow_list(path: Path | None) -> list[Allow]:
     glob), and a `reason`, which is printed whenever the entry is used."""
     if path is None:
         return []
-    loaded = load(path)
-    entries = loaded.get("allow", []) if isinstance(loaded, dict) else []
-    return allow_entries(entries, str(path))
+    loaded = _load(path)
+    entries = loaded.values.get("allow", []) if isinstance(loaded.values, dict) else []
+    if not isinstance(entries, list):
+        raise UsageError(loaded.at("allow"), "allow must be a list of entries", _FIX)
+    return allow_entries(entries, str(path), loaded.allow_lines)
 
 
-def allow_entries(entries: Any, where: str) -> list[Allow]:
-    """`allow:` entries (a list of mappings, as YAML gives them) checked, `where` naming them."""
+def allow_entries(entries: Any, where: str, lines: Sequence[int] = ()) -> list[Allow]:
+    """`allow:` entries (a list of mappings, as YAML gives them) checked, `where` naming them
+    (with `lines`, each entry's line: `FILE:LINE: allow entry N`)."""
     if not isinstance(entries, list):
         raise UsageError(where, "allow must be a list of entries", _FIX)
     found = []
     for number, entry in enumerate(entries, start=1):
-        said = f"{where}: allow entry {number}"
+        line = lines[number - 1] if len(lines) == len(entries) else None
+        said = f"{where}:{line}: allow entry {number}" if line else f"{where}: allow entry {number}"
         if not isinstance(entry, dict) or set(entry) - {"gate", "package", "stack", "reason"}:
             raise UsageError(said, "takes gate, package or stack, and reason", _FIX)
         checks = parse_gates(str(entry.get("gate", "")), said)

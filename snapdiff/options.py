@@ -17,6 +17,7 @@ from .render.formats import FORMATS, log_formats
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from .config import Configured
     from .model import Filters
 
 __all__ = ["FILTERS", "default_jobs", "filters", "log_parser", "parse", "parser"]
@@ -198,6 +199,14 @@ def _add_format(add: Callable[..., object], names: Sequence[str] = tuple(FORMATS
         help=f"{', '.join(helps[:-1])}{',' * (len(helps) > 2)} or {helps[-1]}",
     )
     add("-o", "--output", metavar="FILE", type=to_file, help="write to FILE atomically (-: stdout)")
+    if any(FORMATS[name].coloured for name in names):
+        add(
+            "--color",
+            choices=("auto", "always", "never"),
+            default="auto",
+            help="colour the text view: auto (default: on a terminal, unless NO_COLOR is set), "
+            "always or never",
+        )
 
 
 def _add_inputs(add: Callable[..., object]) -> None:
@@ -245,6 +254,12 @@ def _add_config(add: Callable[..., object]) -> None:
 def _add_outputs(add: Callable[..., object]) -> None:
     """What is written, and what the exit code says."""
     _add_format(add)
+    add(
+        "--all-causes",
+        action="store_true",
+        help="name every cause of rebuilds on the first screen (Markdown, text), not the "
+        "largest five and how many more",
+    )
     add("--exit-code", action="store_true", help="exit 1 when there are changes, like git diff")
     add(
         "--fail-on",
@@ -338,15 +353,11 @@ def _configured(
     elsewhere: set[str],
     log: bool,
 ) -> list[str]:
-    """One file's words, checked alone: an error in them names the file."""
+    """One file's words, checked alone: an error in them names the file and the line."""
     from .config import config_arguments
 
-    words = config_arguments(options, path, argv, trusted, elsewhere=elsewhere)
-    try:
-        options.parse_args([*words, *(["A..B"] if log else ["OLD", "NEW"])])
-    except UsageError as exc:
-        raise UsageError(str(path), exc.what, "fix the configuration file") from exc
-    return words
+    configured = config_arguments(options, path, argv, trusted, elsewhere=elsewhere)
+    return _checked(options, configured, ["A..B"] if log else ["OLD", "NEW"], str(path))
 
 
 def _add_found(
@@ -366,6 +377,26 @@ def _add_found(
         args.warn_on = spelled(strictest(parse_gates(args.warn_on, "--warn-on"), more.warn_on))
         args.exit_code = args.exit_code or more.exit_code
     args.config_notes = list(more.set_aside)
+
+
+def _checked(
+    options: argparse.ArgumentParser, configured: Configured, sides: list[str], path: str
+) -> list[str]:
+    """The configuration's words, checked as the parser reads them before the command line's
+    are added: an error names the file and the line of the key at fault (tried alone)."""
+    words = [word for _, said in configured for word in said]
+    try:
+        options.parse_args([*words, *sides])
+    except UsageError as exc:
+        where, what = path, exc.what
+        for at, said in configured:
+            try:
+                options.parse_args([*said, *sides])
+            except UsageError as alone:
+                where, what = at, alone.what
+                break
+        raise UsageError(where, what, "fix the configuration file") from exc
+    return words
 
 
 def filters(args: argparse.Namespace) -> Filters:

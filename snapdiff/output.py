@@ -90,7 +90,7 @@ def outputs_checked(*outputs: tuple[str, str | None]) -> None:
         folder = os.path.dirname(os.path.abspath(path))
         if not os.path.isdir(folder):
             why = "Not a directory" if os.path.exists(folder) else "No such file or directory"
-            raise UsageError(path, f"cannot write: {why}", "check the folder exists")
+            raise UsageError(f"{option} {path}", f"cannot write: {why}", "check the folder exists")
         first = seen.setdefault(os.path.realpath(path), option)
         if first != option:
             what = f"names the same file as {first}"

@@ -358,6 +358,7 @@ class StepRebuildsJSON(TypedDict):
 class StepJSON(TypedDict):
     commit: str
     date: str
+    subject: str | None  # the commit's subject line; null for a snapshot given
     summary: SummaryJSON
     bumps: list[StepBumpJSON]
     stacks: list[StackJSON]
@@ -371,7 +372,7 @@ class RangeJSON(TypedDict):
     end: str
     commits: int  # steps: commits that changed the catalogue, or snapshots (`unit`)
     unit: Literal["commit", "snapshot"]
-    start_commit: str | None  # short ids of the ends
+    start_commit: str | None  # full ids of the ends
     end_commit: str | None
     merge_base_of: list[str] | None  # `A...B`: [A, B], whose merge base is `start`
 

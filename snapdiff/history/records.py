@@ -60,7 +60,7 @@ class Step:
     build-cache indexes why specs were rebuilt, as a diff's first screen says it (no more of its
     report is kept, so a long range stays small)."""
 
-    commit: str  # short id
+    commit: str  # full id (a snapshot given: as given)
     date: str
     summary: Summary
     bumps: tuple[StepBump, ...]
@@ -71,6 +71,7 @@ class Step:
     missing: Sentence | None = None  # and on binaries the cache does not hold
     subject: str = "Catalogue"  # what the step compared (`Report.subject`)
     environments: tuple[EnvironmentChange, ...] = ()  # each environment (SPEC section 7)
+    commit_subject: str | None = None  # the commit's subject line (a snapshot given: None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,7 +106,7 @@ class History:
     packages: tuple[PackagePath, ...]
     flapping: tuple[Flap, ...]
     tags: tuple[str, ...] = ()  # every cache tag the range's snapshots hold
-    start_commit: str | None = None  # short ids of the ends
+    start_commit: str | None = None  # full ids of the ends
     end_commit: str | None = None
     merge_base_of: tuple[str, str] | None = None  # `A...B`: start is the merge base of A and B
     unit: Unit = "commit"  # a step: a commit of A..B, or a snapshot given after the first
@@ -114,6 +115,10 @@ class History:
     def subject(self) -> str:
         """What the range compared, as its steps say (the catalogue when no step changed)."""
         return self.steps[0].subject if self.steps else "Catalogue"
+
+    def moved(self) -> tuple[PackagePath, ...]:
+        """The packages whose highest version moved, or that came or went, within the range."""
+        return tuple(p for p in self.packages if len(p.versions) > 1 or p.first_seen or p.last_seen)
 
     def changed_tags(self) -> set[str]:
         """The cache tags of every package and stack the range changed."""

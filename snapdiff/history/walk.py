@@ -47,6 +47,7 @@ def stepped(pairs: Iterable[Pair], filters: Filters | None = None) -> Iterator[S
             missing,
             report.subject(),
             report.environments,
+            pair.new.commit_subject,
         )
         yield Stepped(tags, step, tuple(map(_moved, report.packages)), report.skipped)
 

@@ -226,7 +226,7 @@ class Snapshot:
 
     source: str
     pages: Mapping[tuple[str, str], Page]
-    commit: str | None = None  # short commit id, for git revisions
+    commit: str | None = None  # full commit id, for git revisions
     date: str | None = None  # commit date (ISO 8601), for git revisions
     warnings: tuple[str, ...] = ()
     skipped: tuple[str, ...] = ()  # bad pages left out (--keep-going), as error messages
@@ -234,6 +234,7 @@ class Snapshot:
     rest: Tally = NOTHING  # pages not in `pages`, equal on the other side of the pair
     graph: Graph | None = None  # build-cache indexes only: every record and its edges
     environments: tuple[Environment, ...] = ()  # environments only, each a tag of its name
+    commit_subject: str | None = None  # the commit's subject line, for git revisions
 
     @property
     def tags(self) -> tuple[str, ...]:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from ..report.labels import short_commit
+
 if TYPE_CHECKING:
     from ..history import History
 
@@ -51,7 +53,7 @@ def stack_charts(history: History) -> list[str]:
     if not series or not history.steps:
         return []
     ranked = sorted(series, key=lambda key: (-(max(series[key]) - min(series[key])), key))
-    commits = ["start", *(step.commit[:12] for step in reversed(history.steps))]
+    commits = ["start", *(short_commit(step.commit)[:12] for step in reversed(history.steps))]
     label = history.labeller()
     axis = ", ".join(f'"{_safe(commit)}"' for commit in commits)
     charts = []

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from ..report import GateOutcome, Report
+from ..report.labels import short_commit
 from ..schema import (
     PackageJSON,
     ReportJSON,
@@ -61,8 +62,9 @@ def link(text: str, url: str | None) -> Safe:
 
 
 def commit_linker(links: Links) -> Callable[[str], Safe]:
-    """`commit_link(sha)` for templates: a commit id as a code span, linked where known."""
-    return lambda commit: link(commit, links.commit(commit))
+    """`commit_link(sha)` for templates: a commit id as a code span of its short form,
+    linked (by its full id) where known."""
+    return lambda commit: link(short_commit(commit), links.commit(commit))
 
 
 def side_label(side: SideJSON, links: Links, with_tags: bool = False) -> Safe:
@@ -71,7 +73,7 @@ def side_label(side: SideJSON, links: Links, with_tags: bool = False) -> Safe:
     commit = side["commit"]
     details = [some(side["tags"], 50)] if with_tags and side["tags"] else []
     if commit:
-        details += [link(commit, links.commit(commit)), Safe((side["date"] or "")[:10])]
+        details += [commit_linker(links)(commit), Safe((side["date"] or "")[:10])]
         source = side["source"]
         if _COMMIT_SOURCE.fullmatch(source) and source.startswith(commit[:7]):
             return Safe(" ".join(details[-2:]) if not with_tags else ", ".join(details))
@@ -103,8 +105,9 @@ def _key(package: PackageJSON) -> tuple[str, str]:
     return package["tag"], package["name"]
 
 
-def section_rows(report: Report, data: ReportJSON) -> Rows:
-    """Every row of every section, in the order shown (downgrades first among version updates)."""
+def section_rows(report: Report, data: ReportJSON, all_causes: bool = False) -> Rows:
+    """Every row of every section, in the order shown (downgrades first among version updates),
+    and the first screen's lines on rebuilds (`all_causes`: naming every cause)."""
     label = report.labeller()
     causes = {(p.tag, p.name): p.built_only_in.sentence for p in report.packages if p.built_only_in}
     packages = [
@@ -122,7 +125,7 @@ def section_rows(report: Report, data: ReportJSON) -> Rows:
         key=lambda s: order[s["status"]] if s["status"] != "changed" or not _loses(s) else 1,
     )
     others = sorted((p for p in changed if not p["bump"]), key=lambda p: -_change_size(p))
-    rebuilds = views(report)
+    rebuilds = views(report, all_causes)
     return {
         "stacks": shown,
         "bumps": bumps,
@@ -280,9 +283,8 @@ def log_context(history: History, marker: str = "", links: Links | None = None) 
     from .jsonreport import history_to_dict
 
     data = history_to_dict(history)
-    moved = [
-        p for p in data["packages"] if len(p["versions"]) > 1 or p["first_seen"] or p["last_seen"]
-    ]
+    keys = {(p.tag, p.name) for p in history.moved()}
+    moved = [p for p in data["packages"] if (p["tag"], p["name"]) in keys]
     labeller = history.labeller()
     linked = commit_linker(links or Links())
     return {

@@ -40,6 +40,7 @@ class Rendering:
     links: Links = field(default_factory=Links)
     budget: int | None = None  # Markdown: the size to cut to (None: everything)
     colour: bool = False  # text: ANSI colours
+    all_causes: bool = False  # Markdown and text: every cause of rebuilds on the first screen
     cached: bool = False  # Markdown: keep compiled templates (the command line opts in)
 
 
@@ -53,6 +54,7 @@ def _renderer(report: Report, how: Rendering) -> MarkdownRenderer:
         full_report=how.artifact or how.full_report,
         cached=how.cached,
         links=how.links,
+        all_causes=how.all_causes,
         artifact=how.artifact is not None,
     )
 
@@ -70,7 +72,13 @@ def _json(report: Report, how: Rendering) -> str:
 def _text(report: Report, how: Rendering) -> str:
     from .text import render_text
 
-    return render_text(report, colour=how.colour)
+    return render_text(report, colour=how.colour, all_causes=how.all_causes)
+
+
+def _text_history(history: History, how: Rendering) -> str:
+    from .textlog import render_history_text
+
+    return render_history_text(history, colour=how.colour)
 
 
 def _markdown_history(history: History, how: Rendering) -> str:
@@ -100,12 +108,13 @@ class Format:
     report: Callable[[Report, Rendering], str]
     history: Callable[[History, Rendering], str] | None = None  # None: `snapdiff log` has none
     sized: bool = False  # --max-chars and --for cut it
+    coloured: bool = False  # --color colours it
 
 
 FORMATS: dict[str, Format] = {
     "markdown": Format("Markdown (default)", _markdown, _markdown_history, sized=True),
     "json": Format("JSON", _json, _json_history),
-    "text": Format("text for a terminal (coloured on one, unless NO_COLOR)", _text),
+    "text": Format("text for a terminal (see --color)", _text, _text_history, coloured=True),
 }
 
 

@@ -407,6 +407,7 @@ def history_to_dict(history: History) -> HistoryJSON:
         said: StepJSON = {
             "commit": step.commit,
             "date": step.date,
+            "subject": step.commit_subject,
             "summary": _summary(step.summary),
             "bumps": [_step_bump(p.tag, p.name, p.bump) for p in step.bumps],
             "stacks": [_stack(s) for s in step.stacks],

@@ -16,6 +16,7 @@ from markupsafe import Markup, escape
 
 from ..errors import TemplateError
 from ..report import Report
+from ..report.labels import short_commit
 from .budget import PLACEHOLDER, fit, marked, truncated
 from .context import cut_sections, log_context, markdown_context, section_rows
 from .jsonreport import report_to_dict
@@ -107,6 +108,7 @@ def _environment(template_dir: str | None, cached: bool = False) -> jinja2.Envir
         html=html_code,
         number=number,
         plural=plural,
+        short_commit=short_commit,
     )
     return env
 
@@ -187,11 +189,12 @@ class MarkdownRenderer:
         full_report: str | None = None,
         cached: bool = False,
         links: Links | None = None,
+        all_causes: bool = False,
         artifact: bool = False,
     ) -> None:
         self.report = report
         self.data = report_to_dict(report)
-        self.rows = section_rows(report, self.data)
+        self.rows = section_rows(report, self.data, all_causes)
         self.full_report = full_report
         self.links = links or Links()
         # all but the sections is the same whatever their limits: worked out once

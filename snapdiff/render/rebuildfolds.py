@@ -169,11 +169,12 @@ def _view(said: Sentence, packages: tuple[PackageCount, ...]) -> PackagesView:
     }
 
 
-def views(report: Report) -> RebuildViews:
-    """What the Markdown says of rebuilds: the first screen's lines, the causes with their
-    rebuilt packages, the missing binaries with their dependents (the causes grouped once)."""
+def views(report: Report, all_causes: bool = False) -> RebuildViews:
+    """What the Markdown says of rebuilds: the first screen's lines (with `all_causes`, every
+    cause), the causes with their rebuilt packages, the missing binaries with their dependents
+    (the causes grouped once)."""
     found = causes(report.rebuilds) if report.rebuilds else []
-    lines, missing = first_screen(report, found)
+    lines, missing = first_screen(report, found, all_causes)
     return {
         "first_screen": {"lines": lines, "missing": missing} if lines or missing else None,
         "rebuilt": [_view(row.said, row.packages) for row in rebuilt_rows(report, found)],

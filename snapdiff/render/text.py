@@ -3,7 +3,7 @@
 Like `nvd diff`: counts, then downgrades, upgrades, packages removed and added, stacks removed,
 added and moved, then why specs were added and removed, package by package. Its notes and
 summary lines are the Markdown's sentences (`sentences.notes`), without code spans. Colour
-only where asked (the command line asks on a terminal, unless NO_COLOR is set); every string
+only where asked (`--color`: by default on a terminal, unless NO_COLOR is set); every string
 from the data is shown on one line, control characters escaped.
 """
 
@@ -23,16 +23,18 @@ from .sentences import cut
 from .sentences import notes as report_notes
 from .views import Notes
 
-__all__ = ["render_text"]
+__all__ = ["BOLD", "GREEN", "RED", "YELLOW", "Out", "moved_stacks", "render_text"]
 
 CHANGED_LEGEND = (
     "~ changed: a package with a spec added, removed or changed; a spec kept (same hash) whose "
     "stacks or fields changed; a stack whose spec count or packages changed"
 )
-_RED, _GREEN, _YELLOW, _BOLD, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[1m", "\x1b[0m"
+RED, GREEN, YELLOW, BOLD, _RESET = "\x1b[31m", "\x1b[32m", "\x1b[33m", "\x1b[1m", "\x1b[0m"
 
 
-class _Out:
+class Out:
+    """Lines of a terminal view, painted when `colour`."""
+
     def __init__(self, colour: bool) -> None:
         self.colour = colour
         self.lines: list[str] = []
@@ -44,7 +46,7 @@ class _Out:
         """A heading with its count, then one indented line per item."""
         if not items:
             return
-        self.lines += ["", self.paint(f"{title} ({len(items):,})", _BOLD + colour)]
+        self.lines += ["", self.paint(f"{title} ({len(items):,})", BOLD + colour)]
         self.lines += [f"  {item}" for item in items]
 
 
@@ -107,11 +109,11 @@ def _specs(old: int, new: int) -> str:
     return f"{count} spec{'' if new == 1 else 's'}"
 
 
-def _moves(moves: Iterable[StackMove], label: Labeller) -> list[str]:
+def moved_stacks(found: Iterable[StackMove], label: Labeller) -> list[str]:
     """One line per stack that moved, its moves over the same specs together; specs with no
     compiler, set aside from a compiler move, counted apart."""
     said: dict[tuple[str, str], dict[tuple[int, int, int, int], list[str]]] = {}
-    for m in moves:
+    for m in found:
         before, after = m.written()
         moved = f"{m.dimension} {_values(m.dimension, before)} → {_values(m.dimension, after)}"
         counts = (m.specs_old, m.specs_new, m.no_compiler_old, m.no_compiler_new)
@@ -191,73 +193,89 @@ def _explanations(report: Report, notes: Notes, label: Labeller) -> list[str]:
     return [printable(line) for line in lines]
 
 
-def _rebuilds(out: _Out, report: Report) -> None:
+def _rebuilds(out: Out, report: Report, all_causes: bool) -> None:
     """Why specs were rebuilt: the Markdown's first-screen lines, in its order."""
-    lines, missing = first_screen(report)
+    lines, missing = first_screen(report, every=all_causes)
     if not lines and not missing:
         return
-    out.lines += ["", out.paint("why specs were rebuilt", _BOLD)]
+    out.lines += ["", out.paint("why specs were rebuilt", BOLD)]
     out.lines += [printable(f"  {line.plain()}") for line in lines]
     if missing:
-        out.lines.append(out.paint(printable(f"  {missing.plain()}"), _RED))
+        out.lines.append(out.paint(printable(f"  {missing.plain()}"), RED))
 
 
-def render_text(report: Report, colour: bool = False) -> str:
-    """The report as a few lines for a terminal (ANSI colours when `colour`)."""
-    out = _Out(colour)
+def _filters(report: Report) -> list[str]:
+    """The filters that narrowed the report, as the Markdown names them."""
+    applied = report.filters.applied
+    if not applied:
+        return []
+    said = "; ".join(f"{name} {', '.join(globs)}" for name, globs in applied)
+    return [printable(f"only specs matching: {said}")]
+
+
+def _counted_over(report: Report) -> list[str]:
+    """What the counts run over: the one cache tag that changed, or each tag or environment."""
+    lines = []
+    found = report.one_tag()
+    if found:
+        others = "other tag" if len(found.others) == 1 else f"{len(found.others):,} other tags"
+        said = f"every change is in cache tag {found.tag}; the {others} did not change"
+        lines.append(printable(said))
+    if report.tags_counted():
+        lines.append(f"counted per cache tag ({report.tags_counted():,} tags)")
+    if report.environments_counted():
+        lines.append(f"counted per environment ({report.environments_counted():,})")
+    return lines
+
+
+def render_text(report: Report, colour: bool = False, all_causes: bool = False) -> str:
+    """The report as a few lines for a terminal (ANSI colours when `colour`; every cause of
+    rebuilds with `all_causes`, else the largest five)."""
+    out = Out(colour)
     label = report.labeller()
     subject = "" if report.subject() == "Catalogue" else f"{report.subject().lower()} changes, "
     out.lines.append(printable(f"snapdiff: {subject}{report.old.source} → {report.new.source}"))
+    out.lines += _filters(report)
     if not report.changed:
         out.lines.append(
             f"no changes: {counted(report.new.specs, 'spec')} of "
             f"{counted(report.new.packages, 'package')}"
         )
         return "\n".join(out.lines) + "\n"
-    found = report.one_tag()
-    if found:
-        others = "other tag" if len(found.others) == 1 else f"{len(found.others):,} other tags"
-        out.lines.append(
-            printable(f"every change is in cache tag {found.tag}; the {others} did not change")
-        )
-    if report.tags_counted():
-        out.lines.append(f"counted per cache tag ({report.tags_counted():,} tags)")
-    if report.environments_counted():
-        out.lines.append(f"counted per environment ({report.environments_counted():,})")
-    out.lines += _counts(report)
+    out.lines += [*_counted_over(report), *_counts(report)]
     out.lines.append(
         CHANGED_LEGEND if report.stacks_row() else CHANGED_LEGEND.split("; a stack")[0]
     )
     for view in environment_views(report.environments, len(report.environments) > 1):
         title = f"environment {view['name']}" if view["named"] else "environment"
-        out.lines += ["", out.paint(printable(title), _BOLD)]
+        out.lines += ["", out.paint(printable(title), BOLD)]
         out.lines += [f"  {printable(line)}" for line in environment_lines(view)]
-    out.group("gates", _RED, _gates(report))
+    out.group("gates", RED, _gates(report))
     notes = report_notes(report, label)
     for line in notes["root"]:
         out.lines += ["", printable(line.plain())]
-    out.group("downgrades", _RED, _bumps(report.packages, "downgrade", label))
-    out.group("upgrades", _GREEN, _bumps(report.packages, "upgrade", label))
+    out.group("downgrades", RED, _bumps(report.packages, "downgrade", label))
+    out.group("upgrades", GREEN, _bumps(report.packages, "upgrade", label))
     status: dict[str, list[str]] = {"removed": [], "added": []}
     for p in report.packages:
         if p.status in status:
             status[p.status].append(_name(p, label))
-    out.group("packages removed", _RED, status["removed"])
-    out.group("packages added", _GREEN, status["added"])
+    out.group("packages removed", RED, status["removed"])
+    out.group("packages added", GREEN, status["added"])
     stacks: dict[str, list[str]] = {"removed": [], "added": []}
     for s in report.stacks:
         if s.status in stacks:
             stacks[s.status].append(
                 f"{_name(s, label)} ({counted(s.specs_old or s.specs_new, 'spec')})"
             )
-    out.group("stacks removed", _RED, stacks["removed"])
-    out.group("stacks added", _GREEN, stacks["added"])
-    out.group("stacks moved", _YELLOW, _moves(report.stack_moves, label))
-    _rebuilds(out, report)
+    out.group("stacks removed", RED, stacks["removed"])
+    out.group("stacks added", GREEN, stacks["added"])
+    out.group("stacks moved", YELLOW, moved_stacks(report.stack_moves, label))
+    _rebuilds(out, report, all_causes)
     if report.stacks:
         out.lines += ["", printable(notes["root_not_a_stack"].plain())]
     explained = _explanations(report, notes, label)
     if explained:
-        out.lines += ["", out.paint("why specs were added and removed", _BOLD)]
+        out.lines += ["", out.paint("why specs were added and removed", BOLD)]
         out.lines += [f"  {line}" for line in explained]
     return "\n".join(out.lines) + "\n"

@@ -413,25 +413,26 @@ def shown(report: Report) -> bool:
 
 
 def first_screen(
-    report: Report, found: list[Cause] | None = None
+    report: Report, found: list[Cause] | None = None, every: bool = False
 ) -> tuple[list[Sentence], Sentence | None]:
     """The first screen's lines, in SPEC section 6's order: a change of hash scheme, the moves,
-    the largest causes, the hash-scheme and unexplained specs, how many causes more, the
-    distinct total; then the missing binaries apart (a format may mark them). Nothing for
-    pages. `found`: the report's `causes`, if known."""
+    the largest causes (`every` one: all of them), the hash-scheme and unexplained specs, how
+    many causes more, the distinct total; then the missing binaries apart (a format may mark
+    them). Nothing for pages. `found`: the report's `causes`, if known."""
     rebuilds = report.rebuilds
     if rebuilds is None or not shown(report):
         return [], None
     found = causes(rebuilds) if found is None else found
     lines = [scheme_sentence(rebuilds.scheme, rebuilds.rebuilt)] if rebuilds.scheme else []
     lines += [move_sentence(move, rebuilds) for move in rebuilds.moves]
-    lines += [cause_sentence(c) for c in found[:FIRST_SCREEN_CAUSES]]
+    named = len(found) if every else FIRST_SCREEN_CAUSES
+    lines += [cause_sentence(c) for c in found[:named]]
     if rebuilds.hash_scheme:
         lines.append(hash_scheme(len(rebuilds.hash_scheme)))
     if rebuilds.unexplained:
         lines.append(unexplained(len(rebuilds.unexplained)))
-    if len(found) > FIRST_SCREEN_CAUSES:
-        lines.append(Sentence(f"… and {counted(len(found) - FIRST_SCREEN_CAUSES, 'more cause')}"))
+    if len(found) > named:
+        lines.append(Sentence(f"… and {counted(len(found) - named, 'more cause')}"))
     if rebuilds.rebuilt:
         lines.append(_total(report, rebuilds, found))
     return lines, _missing(rebuilds.missing_dependencies)

@@ -1,7 +1,9 @@
-"""The label rules every renderer asks: how a package or stack is named, and the one changed tag."""
+"""The label rules every renderer asks: how a package or stack is named, a commit shown, and the
+one changed tag."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence, Set
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -11,7 +13,17 @@ __all__ = [
     "OneTag",
     "counted",
     "one_tag",
+    "short_commit",
 ]
+
+SHORT_COMMIT = 7  # hex digits of a commit id shown to a reader (the JSON and links: all of it)
+_COMMIT_ID = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")  # SHA-1 or SHA-256
+
+
+def short_commit(commit: str) -> str:
+    """A commit id as a reader sees it, its first 7 hex digits, as forges show one; anything
+    else (a snapshot given by its path, in a log of snapshots) as it is."""
+    return commit[:SHORT_COMMIT] if _COMMIT_ID.fullmatch(commit) else commit
 
 
 @dataclass(frozen=True, slots=True)

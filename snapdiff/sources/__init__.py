@@ -18,13 +18,13 @@ __all__ = [
     "Progress",
     "SnapshotPair",
     "backwards",
+    "commit_id",
     "history_parts",
     "load_history",
     "load_pair",
     "load_sequence",
     "load_snapshot",
     "merge_base",
-    "short_commit",
 ]
 
 
@@ -97,8 +97,8 @@ def backwards(start: str, end: str, repo: str | None = None) -> bool:
         )
 
 
-def short_commit(rev: str, repo: str | None = None) -> str | None:
-    """The short id of the commit a revision names (None for a tree that is no commit)."""
+def commit_id(rev: str, repo: str | None = None) -> str | None:
+    """The full id of the commit a revision names (None for a tree that is no commit)."""
     with opened() as repos:
         found = repos.setdefault(repo or ".", GitRepo(repo or "."))
         return found.resolve(rev).commit

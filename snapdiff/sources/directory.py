@@ -11,6 +11,8 @@ from ..errors import InputError
 from .pages import (
     MAX_PAGE_BYTES,
     NOT_REGULAR_FIX,
+    PAGE_FOLDER,
+    PAGE_FOLDER_FIX,
     blob_digest,
     check_size,
     is_catalogue_path,
@@ -133,7 +135,9 @@ def _entry(item: os.DirEntry[str]) -> tuple[str, bool, bool, bool]:
 def _files(root: str) -> list[tuple[str, bool]]:
     """(relative path, regular) of the files below root, sorted, each folder's files before its
     subfolders; `regular` is False for links, FIFOs and devices, which are never read. Hidden
-    folders are skipped, and linked folders neither listed nor entered."""
+    folders are skipped, and linked folders neither listed nor entered; a folder at a page's
+    place (`_cache/<tag>/<package>/specs.md`) is listed as a file that is not regular, and not
+    entered."""
     found: list[tuple[str, bool]] = []
     folders = [""]  # relative paths still to list, the next one last
     while folders:
@@ -147,12 +151,24 @@ def _files(root: str) -> list[tuple[str, bool]]:
                 where, f"cannot list: {exc.strerror}", "check its permissions"
             ) from exc
         prefix = folder + os.sep if folder else ""
+        at_page = {n for n, is_dir, _, _ in items if is_dir and _at_page(prefix + n)}
         found.extend(
-            (prefix + name, regular) for name, is_dir, link, regular in items if not is_dir
+            (prefix + name, regular)
+            for name, is_dir, link, regular in items
+            if not is_dir or name in at_page
         )
-        below = [prefix + n for n, is_dir, link, _ in items if is_dir and not link and n[0] != "."]
+        below = [
+            prefix + n
+            for n, is_dir, link, _ in items
+            if is_dir and not link and n[0] != "." and n not in at_page
+        ]
         folders.extend(reversed(below))
     return found
+
+
+def _at_page(rel: str) -> bool:
+    """Whether a folder (a path relative to the snapshot) sits where a page should."""
+    return rel.endswith("specs.md") and is_catalogue_path(rel.replace(os.sep, "/"))
 
 
 def read_directory(root: str, problems: Problems) -> list[PageBytes]:
@@ -167,6 +183,8 @@ def read_directory(root: str, problems: Problems) -> list[PageBytes]:
         if not regular and not layout:
             continue  # a link, FIFO or device elsewhere cannot be a page to read
         try:
+            if not regular and os.path.isdir(path) and not os.path.islink(path):
+                raise InputError(path, PAGE_FOLDER, PAGE_FOLDER_FIX)
             if not regular:
                 raise InputError(path, NOT_REGULAR, NOT_REGULAR_FIX)
             data = _read(path, layout)

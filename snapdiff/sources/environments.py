@@ -260,4 +260,6 @@ def _environment(name: str, found: Decoded) -> Environment:
 def _with_commit(snapshot: Snapshot, revision: Revision) -> Snapshot:
     import dataclasses
 
-    return dataclasses.replace(snapshot, commit=revision.commit, date=revision.date)
+    return dataclasses.replace(
+        snapshot, commit=revision.commit, date=revision.date, commit_subject=revision.subject
+    )

@@ -24,6 +24,8 @@ from .frontmatter import fast_fields, read_fields
 __all__ = [
     "MAX_PAGE_BYTES",
     "NOT_REGULAR_FIX",
+    "PAGE_FOLDER",
+    "PAGE_FOLDER_FIX",
     "ParsedPage",
     "blob_digest",
     "check_size",
@@ -32,6 +34,7 @@ __all__ = [
     "is_catalogue_path",
     "is_page",
     "is_page_content",
+    "page_folder",
     "parse_page",
     "without_bom",
 ]
@@ -61,6 +64,22 @@ def is_catalogue_path(rel: str) -> bool:
     """`_cache/<tag>/<package>/specs.md` (a `/`-separated path): a page by its place."""
     parts = rel.split("/")
     return len(parts) >= 4 and parts[-4] == "_cache" and parts[-1] == "specs.md"
+
+
+# A folder where a page should be: its page is missing, and whatever it holds is not read.
+PAGE_FOLDER = "a directory where a page file should be"
+PAGE_FOLDER_FIX = "replace it with the page, or remove it"
+
+
+def page_folder(rel: str) -> str | None:
+    """The folder a file (a `/`-separated path) is inside of that sits at a page's place
+    (`_cache/<tag>/<package>/specs.md/...`), or None."""
+    at = rel.find("/specs.md/")
+    while at >= 0:
+        if is_catalogue_path(rel[: at + len("/specs.md")]):
+            return rel[: at + len("/specs.md")]
+        at = rel.find("/specs.md/", at + 1)
+    return None
 
 
 _BOM = b"\xef\xbb\xbf"  # the UTF-8 byte-order mark some editors write first

@@ -127,7 +127,9 @@ class RevisionSource:
                 continue
             cache.parsed(PageBytes(source, data, sha), self.problems)
         parsed = [cache.get(sha, f"{rev.arg}:{p}") for p, sha in self.files if sha in cache]
-        return build_snapshot(rev.arg, parsed, self.problems, rev.commit, rev.date)
+        return build_snapshot(
+            rev.arg, parsed, self.problems, rev.commit, rev.date, subject=rev.subject
+        )
 
 
 def is_directory(arg: str, options: LoadOptions) -> bool:

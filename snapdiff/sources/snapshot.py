@@ -38,6 +38,8 @@ class Problems:
         """Raise the error, or (keeping going) note it and carry on without the page."""
         if not self.keep_going:
             raise error
+        if error.message in self.skipped:
+            return  # said once (the files of a folder at a page's place, each its fault)
         self.skipped.append(error.message)
         place = _CATALOGUE_PATH.search(error.where)
         if place:
@@ -130,9 +132,11 @@ def build_snapshot(
     commit: str | None = None,
     date: str | None = None,
     rest: Tally = NOTHING,
+    subject: str | None = None,
 ) -> Snapshot:
     """Gather parsed pages into a Snapshot, each package and hash once per tag, beside the pages
-    held only as counts (`rest`, which the loader has checked apart from these)."""
+    held only as counts (`rest`, which the loader has checked apart from these); `commit`,
+    `date` and `subject`: a revision's."""
     pages: dict[tuple[str, str], Page] = {}
     seen: dict[str, _Held] = {}  # tag -> hashes of its pages
     warnings: list[str] = []
@@ -150,8 +154,10 @@ def build_snapshot(
     _require_pages(source, pages, rest)
     ordered = {key: pages[key] for key in sorted(pages)}
     skipped = tuple(problems.skipped)
+    keys = frozenset(problems.keys)
+    said = tuple(warnings)
     return Snapshot(
-        source, ordered, commit, date, tuple(warnings), skipped, frozenset(problems.keys), rest
+        source, ordered, commit, date, said, skipped, keys, rest, commit_subject=subject
     )
 
 

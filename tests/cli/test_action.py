@@ -776,9 +776,9 @@ def test_a_bad_revision_is_one_error_line_and_fails_the_job(
     api, url = forge
     run = run_action(repo, tmp_path, event, url, {"old": "no%0Ape"})
     assert run.outputs == {"status": "2"} and run.steps["Post or update the comment"] == "skipped"
-    said = "::error title=snapdiff::snapdiff: error: no%250Ape:"  # `%` escaped: no line break
+    said = "::error title=snapdiff::snapdiff: error: OLD: no%250Ape:"  # `%` escaped: no break
     assert said in run.logs["Compare the revisions"]
-    assert run.logs["Fail when snapdiff did"].startswith("snapdiff: error: no%0Ape:")
+    assert run.logs["Fail when snapdiff did"].startswith("snapdiff: error: OLD: no%0Ape:")
     assert api.calls == [] and run.summary == ""
 
 

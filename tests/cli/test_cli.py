@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import os
 import re
+import shutil
 import subprocess
 import sysconfig
 from collections.abc import Callable
@@ -360,7 +362,8 @@ def test_the_formats_are_one_table(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`--format` offers the FORMATS table (log: the formats with a history renderer), and the
-    command line writes what the table's renderer gives; log refuses text in one line."""
+    command line writes what the table's renderer gives; a history's formats are those with a
+    history renderer."""
     from snapdiff.compare.diff import diff_snapshots
     from snapdiff.errors import UsageError
     from snapdiff.render.formats import FORMATS, Rendering, log_formats, render_history
@@ -370,7 +373,7 @@ def test_the_formats_are_one_table(
         return next(list(a.choices or ()) for a in made._actions if "--format" in a.option_strings)
 
     assert choices(parser()) == list(FORMATS) and choices(log_parser()) == log_formats()
-    assert log_formats() == ["markdown", "json"]
+    assert log_formats() == ["markdown", "json", "text"]
     for variable in ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "CI_PROJECT_URL", "CI_JOB_URL"):
         monkeypatch.delenv(variable, raising=False)  # no links from a CI the tests run in
     monkeypatch.chdir(Path(__file__).parents[1] / "cases" / "downgrade")
@@ -378,9 +381,8 @@ def test_the_formats_are_one_table(
     for name, found in FORMATS.items():
         assert main(["old", "new", "--no-config", "--format", name]) == 0
         assert capsys.readouterr().out == found.report(report, Rendering())
-    assert main(["log", "A..B", "--format", "text"]) == 2
-    err = capsys.readouterr().err
-    assert err.startswith("snapdiff: error: argument -f/--format: invalid choice: 'text'"), err
+    unsized = dataclasses.replace(FORMATS["text"], history=None)
+    monkeypatch.setitem(FORMATS, "text", unsized)  # a format with no history renderer
     with pytest.raises(UsageError, match="text is a diff's view, not a history's"):
         render_history(None, "text", Rendering())  # type: ignore[arg-type]
 
@@ -407,3 +409,45 @@ def test_one_job_forks_nothing_and_says_what_two_say(
     assert code == 0 and not forks
     code, two, _ = run([*sides, "--jobs", "2"], capsys)
     assert code == 0 and len(forks) == 2 and two == one  # NEW read apart, then the causes
+
+
+@pytest.fixture
+def catalogue(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A repository of two commits of the sample pages, as the current directory."""
+    from gitrepo import commit, git, new_repo
+
+    repo = new_repo(tmp_path / "catalogue")
+    for day, side in enumerate((V1, V2), start=1):
+        shutil.copytree(side, repo, dirs_exist_ok=True)
+        commit(repo, f"day {day}", day)
+    git(repo, "tag", "day1", "HEAD~1")
+    monkeypatch.chdir(repo)
+    return repo
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["nosuch", V2], "OLD: nosuch: no such directory or git revision"),
+        ([V1, "nosuch"], "NEW: nosuch: no such directory or git revision"),
+        (["nosuch..HEAD"], "OLD: nosuch: no such directory or git revision"),
+        (["day1..nosuch"], "NEW: nosuch: no such directory or git revision"),
+        (["nosuch...HEAD"], "OLD: nosuch: no such commit"),
+        (["HEAD:nope", "HEAD"], "OLD: HEAD:nope: path 'nope' does not exist in HEAD"),
+        (["log", "nosuch..HEAD"], "A: nosuch: no such directory or git revision"),
+        (["log", "day1..nosuch"], "B: nosuch: no such commit"),
+        (["log", V1, V2, "nosuch"], "SNAPSHOT 3: nosuch: no such directory or git revision"),
+        ([V1, V2, "--template", "nope.j2"], "--template nope.j2: no such file (check the path)"),
+        ([V1, V2, "--template-dir", "nope"], "--template-dir nope: no such folder (check the"),
+        (["log", "day1..", "--template-dir", "nope"], "--template-dir nope: no such folder"),
+        ([V1, V2, "-o", "no/x.md"], "--output no/x.md: cannot write: No such file or directory"),
+    ],
+)
+def test_an_error_about_an_argument_names_it(
+    argv: list[str], said: str, catalogue: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One line, exit 2, nothing written: which argument is at fault, then what is wrong (a
+    template or folder that is not there is said before any work, not left unused)."""
+    code, out, err = run(argv, capsys)
+    assert code == 2 and not out and err.count("\n") == 1
+    assert err.startswith(f"snapdiff: error: {said}"), err

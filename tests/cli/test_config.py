@@ -39,24 +39,62 @@ def test_configuration_at_the_repository_root(
     assert run([V1, V2, "--config", str(other)], capsys)[1].startswith("<!--")
 
 
+FINE = "for: github\nfail-on: [downgrade]\n"  # two good lines first
+
+
 @pytest.mark.parametrize(
-    ("content", "expected"),
+    ("content", "line", "expected"),
     [
-        ("formt: json\n", "unknown option 'formt' (did you mean 'format'?)"),
-        ("max_char: 1000\n", "unknown option 'max_char' (did you mean 'max-chars'?)"),
-        ("exit-code: maybe\n", "exit-code must be true or false"),
-        ("format: [json]\n", "format must be a single value"),
-        ("format: xml\n", "argument -f/--format: invalid choice: 'xml'"),
-        ("- a list\n", "the configuration is not a mapping of options"),
+        ("formt: json\n", 3, "unknown option 'formt' (did you mean 'format'?)"),
+        ("max_char: 1000\n", 3, "unknown option 'max_char' (did you mean 'max-chars'?)"),
+        ("exit-code: maybe\n", 3, "exit-code must be true or false"),
+        ("format: [json]\n", 3, "format must be a single value"),
+        (
+            "\nformat: xml\nwarn-on: [stack-loss]\n",
+            4,
+            "argument -f/--format: invalid choice: 'xml'",
+        ),
+        ("keep-going: true\n", 3, "keep-going is not read from a configuration found in the"),
+        ("for: gitlab\n", 3, "for is given twice (lines 1 and 3) (keep one)"),
+        ("format: [json\n", 3, "not valid YAML: expected ',' or ']', but got '<stream end>'"),
+        ("format: json\n  bad: indent\n", 4, "not valid YAML: mapping values are not allowed"),
+        ("format:\n\t- json\n", 4, "not valid YAML: found character '\\t' that cannot start"),
+        ("format: \x07\n", 3, "not valid YAML: special characters are not allowed (#x0007)"),
+        ("format: &a json\nfor: *a\n", 4, "the configuration uses a YAML alias"),
+        ("allow: {gate: downgrade}\n", 3, "allow must be a list of entries"),
+        ("- a list\n", 1, "the configuration is not a mapping of options"),
     ],
 )
-def test_bad_configuration_names_the_file(
-    content: str, expected: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+def test_bad_configuration_is_one_line_naming_the_file_and_line(
+    content: str,
+    line: int,
+    expected: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Invalid YAML and wrong types alike: `FILE:LINE: what (fix)`, one line, exit 2; a file
+    found in the checkout (here: trusted with --config, but for keep-going) the same."""
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / ".snapdiff.yaml"
+    path.write_text(FINE + content if line > 1 else content)
+    argv = [V1, V2] if "keep-going" in content else [V1, V2, "--config", str(path)]
+    code, out, err = run(argv, capsys)
+    assert code == 2 and not out and err.count("\n") == 1
+    assert err.startswith(f"snapdiff: error: {path}:{line}: {expected}")
+
+
+def test_a_configuration_that_is_not_utf8_names_the_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "bad.yaml"
-    path.write_text(content)
+    path.write_bytes(b"for: github\nformat: \xffjson\n")
     code, _, err = run([V1, V2, "--config", str(path)], capsys)
-    assert code == 2 and err.startswith(f"snapdiff: error: {path}: ") and expected in err
+    assert code == 2 and err == f"snapdiff: error: {path}:2: not UTF-8 (byte 0xff) ({FIX})\n"
+
+
+FIX = "see 'Configuration' in the README"
 
 
 def test_the_readme_says_exactly_what_a_checkouts_configuration_may_set() -> None:
@@ -154,10 +192,38 @@ def test_a_found_configuration_adds_gates_and_makes_thresholds_stricter(
     assert run([*downgrades, "--config", "base.yaml"], capsys)[0] == 1
     Path(".snapdiff.yaml").write_text("exit-code: false\n")  # cannot turn the command's off
     assert run([*downgrades, "--config", "base.yaml", "--exit-code"], capsys)[0] == 1
-    Path(".snapdiff.yaml").write_text("fail-on: [downgrad]\n")  # a bad gate names the file
+    Path(".snapdiff.yaml").write_text("fail-on: [downgrad]\n")  # a bad gate: file and line
     code, _, err = run([*downgrades, "--config", "base.yaml"], capsys)
-    assert code == 2 and err.startswith(f"snapdiff: error: {Path.cwd() / '.snapdiff.yaml'}: ")
+    assert code == 2 and err.startswith(f"snapdiff: error: {Path.cwd() / '.snapdiff.yaml'}:1: ")
     assert "unknown gate 'downgrad' (did you mean 'downgrade'?)" in err
+
+
+@pytest.mark.parametrize(
+    ("content", "line", "expected"),
+    [
+        ("warn-on: [stack-loss]\nfail-on: [downgrad]\n", 2, "unknown gate 'downgrad'"),
+        ("format: json\nexit-code: maybe\n", 2, "exit-code must be true or false"),
+        ("format: json\nfail-on: [downgrade\n", 2, "not valid YAML: expected ',' or ']'"),
+        ("fail-on: [any]\nfail-on: [downgrade]\n", 2, "fail-on is given twice (lines 1 and 2)"),
+        ("format: json\nformt: text\n", 2, "unknown option 'formt' (did you mean 'format'?)"),
+    ],
+)
+@pytest.mark.parametrize("beside", [False, True], ids=["alone", "beside --config"])
+def test_a_found_configurations_error_names_its_file_and_line(
+    content: str,
+    line: int,
+    expected: str,
+    beside: bool,
+    downgrades: list[str],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Read for its gates alone or for more, a found file's error is one line: `FILE:LINE:`."""
+    Path("base.yaml").write_text("fail-on: [downgrade]\n")
+    Path(".snapdiff.yaml").write_text(content)
+    code, out, err = run([*downgrades, *(["--config", "base.yaml"] if beside else [])], capsys)
+    found = Path.cwd() / ".snapdiff.yaml"
+    assert code == 2 and not out and err.count("\n") == 1
+    assert err.startswith(f"snapdiff: error: {found}:{line}: {expected}")
 
 
 def test_beside_a_trusted_file_a_found_one_exempts_nothing_and_says_what_was_not_read(

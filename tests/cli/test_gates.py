@@ -180,10 +180,11 @@ def test_a_bad_allow_entry_names_itself(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    (tmp_path / ".snapdiff.yaml").write_text(f"allow: [{entry}]\n")
+    ok = "{gate: downgrade, package: b, reason: r}"
+    (tmp_path / ".snapdiff.yaml").write_text(f"for: github\nallow:\n  - {ok}\n  - {entry}\n")
     monkeypatch.chdir(tmp_path)
     code, _, err = run([V1, V2, "--config", ".snapdiff.yaml"], capsys)
-    assert code == 2 and f".snapdiff.yaml: allow entry 1: {what}" in err
+    assert code == 2 and f".snapdiff.yaml:4: allow entry 2: {what}" in err  # its line
 
 
 def test_a_mistyped_gate_gets_a_did_you_mean(capsys: pytest.CaptureFixture[str]) -> None:

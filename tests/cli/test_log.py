@@ -109,8 +109,7 @@ def test_each_commit_that_changed_the_catalogue_newest_first(
         "0.4.0",
     )
     assert lost["summary"]["packages_removed"] == 1 and back["summary"]["packages_added"] == 1
-    short = git(repo, "rev-parse", "--short", "HEAD~1")
-    assert back["commit"] == short
+    assert back["commit"] == git(repo, "rev-parse", "HEAD~1")  # the full id
 
 
 def test_version_paths_and_appearances(repo: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -120,7 +119,7 @@ def test_version_paths_and_appearances(repo: Path, capsys: pytest.CaptureFixture
     assert packages["py-mpi4py"]["versions"] == ["3.1.5", "4.0.1"]
     keras = packages["py-keras"]
     assert keras["versions"] == ["3.1.0", "3.9.2"]
-    assert keras["first_seen"] == git(repo, "rev-parse", "--short", "HEAD~1")  # came back
+    assert keras["first_seen"] == git(repo, "rev-parse", "HEAD~1")  # came back
     assert keras["last_seen"] is None  # present at the end
 
 
@@ -130,7 +129,7 @@ def test_a_hash_that_leaves_and_returns_is_flapping(
     data = log(repo, capsys)
     flapping = data["flapping"]
     assert len(flapping) == 130 and {f["package"] for f in flapping} == {"py-keras"}
-    lost, back = (git(repo, "rev-parse", "--short", f"HEAD~{n}") for n in (2, 1))
+    lost, back = (git(repo, "rev-parse", f"HEAD~{n}") for n in (2, 1))
     assert all(
         f["left"] == [lost] and f["returned"] == [back] and f["returns"] == 1 for f in flapping
     )
@@ -160,7 +159,7 @@ def test_a_mermaid_chart_of_the_stacks_that_changed_most(
     text = capsys.readouterr().out
     charts = re.findall(r"```mermaid\nxychart-beta\n(.*?)\n```", text, re.S)
     assert 1 <= len(charts) <= 4
-    commits = [step["commit"] for step in reversed(data["steps"])]
+    commits = [step["commit"][:7] for step in reversed(data["steps"])]  # shown short
     for chart in charts:
         stack = re.search(r'title "Specs in (.+)"', chart)
         axis = re.search(r"x-axis \[(.*)\]", chart)
@@ -325,8 +324,9 @@ def test_a_range_title_shows_both_ends_as_short_ids(
         f"## Catalogue history: `{fork}` (merge base of `main` and `branch`) → `{tip}` (`branch`)"
     )
     assert main(["log", "main...branch", "--repo", str(forked), "--format", "json"]) == 0
-    found = json.loads(capsys.readouterr().out)["range"]
-    assert (found["start_commit"], found["end_commit"]) == (fork, tip)
+    found = json.loads(capsys.readouterr().out)["range"]  # the JSON: full ids
+    ends = git(forked, "rev-parse", "main~3"), git(forked, "rev-parse", "branch")
+    assert (found["start_commit"], found["end_commit"]) == ends
     assert found["merge_base_of"] == ["main", "branch"]
 
 
@@ -420,7 +420,7 @@ def test_log_reads_the_configuration_like_the_diff(
     found.write_text("package: [py-jax]\n")
     assert main(base) == 2
     err = capsys.readouterr().err
-    assert err.startswith(f"snapdiff: error: {found}: package is not read from a configuration")
+    assert err.startswith(f"snapdiff: error: {found}:1: package is not read from a configuration")
     found.write_text("fail_onn: downgrade\n")
     assert main(base) == 2
     assert "unknown option 'fail_onn' (did you mean 'fail-on'?)" in capsys.readouterr().err
@@ -491,3 +491,36 @@ def test_removed_hashes_are_held_packed() -> None:
     finally:
         tracemalloc.stop()
     assert held < 50 * removed
+
+
+@pytest.mark.parametrize("reading", [[], ["--package", "py-*"]])  # changed only, or every page
+def test_each_step_says_its_commit_s_subject(
+    reading: list[str], repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The JSON's `subject`, the Markdown's line under each step's heading (a code span)."""
+    steps = log(repo, capsys, *reading)["steps"]
+    assert [s["subject"] for s in steps] == ["py-keras back", "py-keras lost", "newest pages"]
+    assert main(["log", "base..HEAD", "--repo", str(repo), *reading]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    for step in steps:
+        heading = lines.index(f"#### `{step['commit'][:7]}` (`{step['date'][:10]}`)")
+        assert lines[heading + 1 : heading + 3] == ["", f"`{step['subject']}`"]
+
+
+def test_a_hostile_subject_is_inert(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Backticks, a table bar, HTML, a mention and a terminal escape: one code span in the
+    Markdown, as said in the JSON (git folds the first paragraph to one line)."""
+    root = tmp_path / "hostile"
+    git(root.parent, "init", "-q", str(root))
+    place(root, HISTORY)
+    commit(root, "base", 1)
+    place(root, SEEDS)
+    said = "new ``pages`` | <b>hi</b> @all \x1b[31mred\nsecond line"
+    commit(root, said, 2)
+    assert main(["log", "HEAD~1..HEAD", "--repo", str(root), "--format", "json"]) == 0
+    subject = json.loads(capsys.readouterr().out)["steps"][0]["subject"]
+    assert subject == said.replace("\n", " ")
+    assert main(["log", "HEAD~1..HEAD", "--repo", str(root)]) == 0
+    out = capsys.readouterr().out
+    assert "\n```new ``pages`` \\| <b>hi</b> @all  [31mred second line```\n" in out
+    assert "\x1b" not in out

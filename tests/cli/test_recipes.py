@@ -166,7 +166,7 @@ def test_a_failed_gate_and_a_bad_revision(forked: Path) -> None:
     assert outputs["status"] == "1" and "gate failed: removed-specs" in done.stderr
     done, outputs, summary = run_compare(work, {"OLD": "nope", "NEW": "main"})
     assert done.returncode == 0 and outputs["status"] == "2"  # the next steps still run
-    assert "::error title=snapdiff::snapdiff: error: nope: no such directory" in done.stdout
+    assert "::error title=snapdiff::snapdiff: error: OLD: nope: no such directory" in done.stdout
     assert summary == ""
 
 

@@ -200,7 +200,7 @@ def test_a_configuration_in_the_checkout_sets_no_template_or_output(
     option = line.split(":")[0]
     message = refused([V1, V2], capsys)
     assert message.startswith(
-        f"{checkout / '.snapdiff.yaml'}: {option} is not read from a configuration found in the"
+        f"{checkout / '.snapdiff.yaml'}:1: {option} is not read from a configuration found in the"
     )
     assert "--no-config" in message
     assert run([V1, V2, "--no-config"], capsys)[0] == 0
@@ -519,7 +519,7 @@ def test_a_configuration_in_the_checkout_widens_nothing(
     (checkout / ".snapdiff.yaml").write_text(REFUSED[key] + "\n")
     message = refused([V2, V1, "--fail-on", "downgrade"], capsys)
     assert message == (
-        f"{checkout / '.snapdiff.yaml'}: {key} is not read from a configuration found in the "
+        f"{checkout / '.snapdiff.yaml'}:1: {key} is not read from a configuration found in the "
         f"checkout (pass --config {checkout / '.snapdiff.yaml'} to trust it, or --no-config)"
     )
 

@@ -271,6 +271,32 @@ def test_a_template_has_the_reports_rebuilds(
     assert out.startswith(f"{len(expected)} triggers") and len(expected) > 1
 
 
+CASE = Path(__file__).parents[1] / "cases" / "causes-generated"
+
+
+@pytest.mark.parametrize("form", ["markdown", "text"])
+def test_all_causes_names_every_cause_on_the_first_screen(
+    form: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Six causes: five and "… and 1 more cause" by default; with --all-causes, all six and no
+    such line; the rest of the output as it was (the Markdown's section of packages rebuilt per
+    cause says the sixth, which rebuilt nothing else, as a line of its own either way)."""
+    sides = [str(CASE / "old"), str(CASE / "new"), "--format", form]
+    code, whole, _ = run([*sides, "--all-causes"], capsys)
+    assert code == 0
+    code, cut, _ = run(sides, capsys)
+    assert "… and 1 more cause" in cut and "more cause" not in whole
+    sixth = "mebululaio target x86_64_v3 → zen5: no other spec rebuilt through it"
+    if form == "markdown":
+        sixth = "`mebululaio` target `x86_64_v3` → `zen5`: no other spec rebuilt through it"
+        assert len(_first_screen(whole)) == len(_first_screen(cut))
+        assert f"- {sixth}" in _first_screen(whole) and f"- {sixth}" not in _first_screen(cut)
+    assert whole.count(sixth) == cut.count(sixth) + 1
+    if form == "markdown":  # the marker's digest is of what the report says
+        whole = whole.replace(whole.split("\n", 1)[0], cut.split("\n", 1)[0])
+    assert whole.replace(sixth, "… and 1 more cause", 1) == cut  # the first: the first screen's
+
+
 def test_a_cause_that_rebuilt_nothing_else_keeps_its_values_inert(tmp_path: Path) -> None:
     """Its line is no fold: said in Markdown's code spans like every other line, never inside
     an inline `<code>` tag, whose text CommonMark would still read as links and images."""

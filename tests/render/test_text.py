@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import re
 from pathlib import Path
 
@@ -49,14 +50,75 @@ def test_colour_on_a_terminal_unless_no_color(
     assert ("\x1b[1m\x1b[32mupgrades (5)\x1b[0m" in terminal.getvalue()) == coloured
 
 
+@pytest.mark.parametrize(
+    ("when", "terminal", "coloured"),
+    [("always", False, True), ("never", True, False), ("auto", False, False), ("auto", True, True)],
+)
+def test_color_always_never_or_auto(
+    when: str, terminal: bool, coloured: bool, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """`--color always` colours a pipe and a file too, `never` not even a terminal; `auto` only a
+    terminal (NO_COLOR unset)."""
+    from snapdiff.cli import main
+
+    stdout = Terminal() if terminal else io.StringIO()
+    monkeypatch.setattr("sys.stdout", stdout)
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    assert main([V1, V2, "--format", "text", "--color", when]) == 0
+    assert ("\x1b[1m\x1b[32mupgrades (5)\x1b[0m" in stdout.getvalue()) == coloured
+    written = tmp_path / "out.txt"
+    assert main([V1, V2, "--format", "text", "--color", when, "-o", str(written)]) == 0
+    assert ("\x1b[" in written.read_text(encoding="utf-8")) == (when == "always")
+
+
 def test_no_change_and_data_kept_on_one_line() -> None:
     report = diff_snapshots(*load_pair(V1, V1))
     assert render_text(report).splitlines()[1] == "no changes: 325 specs of 5 packages"
 
 
-def test_text_is_not_a_history_format(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(["log", "HEAD~1..HEAD", "--format", "text"], capsys)
-    assert code == 2 and "invalid choice: 'text' (choose from 'markdown', 'json')" in err
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Older real pages; the newest; py-keras gone (a subject with a terminal escape); back."""
+    import shutil
+
+    from gitrepo import commit, git, place
+    from pagegen import HISTORY, SEEDS
+
+    root = tmp_path_factory.mktemp("history")
+    git(root, "init", "-q", "-b", "main")
+    place(root, HISTORY)
+    commit(root, "base", 1)
+    shutil.rmtree(root / "_cache")
+    place(root, SEEDS)
+    commit(root, "newest pages", 2)
+    shutil.rmtree(root / "_cache" / "develop" / "py-keras")
+    commit(root, "py-keras lost \x1b[31m", 3)
+    place(root, [s for s in SEEDS if "py-keras" in s.read_text()])
+    commit(root, "py-keras back", 4)
+    return root
+
+
+def test_log_has_a_text_view(history: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Each step's short id, date and subject (escaped), its counts and version changes; the
+    packages over the range and the flapping specs: what the Markdown and the JSON say."""
+    argv = ["log", "HEAD~3..HEAD", "--repo", str(history)]
+    code, out, _ = run([*argv, "--format", "json"], capsys)
+    steps = json.loads(out)["steps"]
+    code, out, err = run([*argv, "--format", "text"], capsys)
+    assert code == 0 and not err and "\x1b" not in out
+    lines = out.splitlines()
+    assert lines[0].startswith("snapdiff log: catalogue history, ")
+    assert lines[1] == "3 commits changed the catalogue"
+    heads = [f"{s['commit'][:7]} {s['date'][:10]} {s['subject']}" for s in steps]
+    heads[1] = heads[1].replace("\x1b", "\\x1b")
+    assert [line for line in lines if line[:7] in {s["commit"][:7] for s in steps}] == heads
+    newest = lines.index(heads[2])
+    assert lines[newest + 1].startswith("  packages +0 −0 ~5; specs +470 −325 ~0 (11 rebuilt")
+    assert "    py-jax 0.4.31 → 0.4.38" in lines and "    hep appeared (3 specs)" in lines
+    assert f"  py-keras 3.1.0 → 3.9.2; added in {steps[0]['commit'][:7]}" in lines
+    assert "flapping specs: left and came back within the range (130)" in lines
+    code, out, _ = run([*argv, "--format", "text", "--color", "always"], capsys)
+    assert f"\x1b[1m{heads[0]}\x1b[0m" in out.splitlines()
 
 
 def test_with_several_tags_a_stack_move_names_its_tag(tmp_path: Path) -> None:
@@ -216,3 +278,16 @@ def test_the_text_says_the_gates_the_markdown_s_first_screen_says(
         "  exemption used, removed-specs: changes of packages py-jax not counted "
         "(moved to the new stacks)"
     )
+
+
+def test_the_text_view_names_its_filters(capsys: pytest.CaptureFixture[str]) -> None:
+    """As the Markdown does, changes or none, each value on one line."""
+    code, out, _ = run([V1, V2, "-f", "text", "--package", "py-jax", "--package", "py-ml*"], capsys)
+    assert code == 0 and out.splitlines()[1] == "only specs matching: package py-jax, py-ml*"
+    code, out, _ = run([V1, V1, "-f", "text", "--stack", "ml-*", "--tag", "develop"], capsys)
+    assert out.splitlines()[1:3] == [
+        "only specs matching: tag develop; stack ml-*",
+        "no changes: 183 specs of 5 packages",
+    ]
+    code, out, _ = run([V1, V2, "-f", "text"], capsys)
+    assert "only specs matching" not in out

@@ -136,7 +136,7 @@ def test_a_file_given_as_a_snapshot(tmp_path: Path, capsys: pytest.CaptureFixtur
     single = tmp_path / "page.md"
     single.write_text("hello")
     assert refused([V1, str(single)], tmp_path, capsys) == (
-        f"{single}: not a directory (give a directory of catalogue pages, a git revision or a"
+        f"NEW: {single}: not a directory (give a directory of catalogue pages, a git revision or a"
         " build-cache index.json)"
     )
 
@@ -176,3 +176,62 @@ def test_a_page_read_as_it_grows_or_in_short_reads(
                 got = directory.read_directory(str(root), Problems())
                 assert {raw.source: raw.data for raw in got}.items() <= wanted.items()
                 assert len(got) == 1
+
+
+FOLDER_SAID = "a directory where a page file should be (replace it with the page, or remove it)"
+
+
+@pytest.mark.parametrize("holds", [[], ["specs.md", "notes.txt"]])
+def test_a_directory_named_like_a_page_is_refused_naming_it(
+    holds: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Empty or not, a folder at `_cache/<tag>/<package>/specs.md` is an error naming it (its
+    files are not read: a page inside is not that package's page); with --keep-going, its
+    package is left out, said once."""
+    root = tmp_path / "side"
+    write_page(root, "zstd", [spec("b1")])
+    folder = root / "_cache" / "develop" / "zlib" / "specs.md"
+    folder.mkdir(parents=True)
+    for name in holds:
+        (folder / name).write_text(page_text("zlib", "develop", [spec("a1")]))
+    assert refused([V1, str(root)], tmp_path, capsys) == f"{folder}: {FOLDER_SAID}"
+    assert main([V1, str(root), "--keep-going", "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.count(f"skipped {folder}: {FOLDER_SAID}") == 1
+    assert json.loads(captured.out)["skipped"] == [f"{folder}: {FOLDER_SAID}"]
+
+
+def test_a_tree_named_like_a_page_in_a_revision_is_refused_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """git holds no empty folder: a tree at a page's place holds files, each its fault, said
+    once as the tree, whether the revision is read whole or only for what changed."""
+    from gitrepo import commit, new_repo
+
+    repo = new_repo(tmp_path / "repo")
+    write_page(repo, "zstd", [spec("b1")])
+    commit(repo, "a page", 1)
+    folder = repo / "_cache" / "develop" / "zlib" / "specs.md"
+    folder.mkdir(parents=True)
+    for name in ("specs.md", "notes.txt"):
+        (folder / name).write_text(page_text("zlib", "develop", [spec("a1")]))
+    commit(repo, "a folder for a page", 2)
+    said = f"HEAD:_cache/develop/zlib/specs.md: {FOLDER_SAID}"
+    assert refused([V1, "HEAD", "--repo", str(repo)], tmp_path, capsys) == said
+    assert refused(["HEAD~1", "HEAD", "--repo", str(repo)], tmp_path, capsys) == said
+    assert main([V1, "HEAD", "--repo", str(repo), "--keep-going", "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.count(said) == 1 and json.loads(captured.out)["skipped"] == [said]
+
+
+def test_a_link_to_a_folder_at_a_page_s_place_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Never followed, and no longer passed over in silence: a link where a page should be."""
+    root = tmp_path / "side"
+    write_page(root, "zstd", [spec("b1")])
+    linked = root / "_cache" / "develop" / "zlib" / "specs.md"
+    linked.parent.mkdir(parents=True)
+    linked.symlink_to(tmp_path, target_is_directory=True)
+    message = refused([V1, str(root)], tmp_path, capsys)
+    assert message.startswith(f"{linked}: not a regular file (a link, FIFO or device)")

@@ -166,7 +166,7 @@ def test_an_unknown_lockfile_version_is_one_line_and_exit_2(
     path = str(DATA / "lockfile-v99.spack.lock")
     code, out, err = run([path, path], capsys)
     assert code == 2 and not out and err.count("\n") == 1
-    assert err.startswith(f"snapdiff: error: {path}: lockfile version 99") and "(1-8)" in err
+    assert err.startswith(f"snapdiff: error: OLD: {path}: lockfile version 99") and "(1-8)" in err
 
 
 def test_an_install_database_reads_its_explicit_records_as_roots(
@@ -216,7 +216,7 @@ def test_two_environments_of_a_repository_are_matched_by_name_and_log_walks_them
     code, out, err = run(["log", "HEAD~1..HEAD", "--repo", str(repo), "--format", "json"], capsys)
     assert code == 0, err
     (step,) = json.loads(out)["steps"]
-    assert step["commit"] == head[: len(step["commit"])]
+    assert (step["commit"], step["subject"]) == (head, "day 2")
     assert step["summary"] == data["summary"]
 
 

@@ -87,22 +87,27 @@ def test_sources_carry_revision_commit_and_date(
     catalogue: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     data = report(["v1", "v2", "--repo", str(catalogue)], capsys)
-    full = git(catalogue, "rev-parse", "v1")
-    assert full.startswith(data["old"]["commit"]) and len(data["old"]["commit"]) >= 7
+    assert data["old"]["commit"] == git(catalogue, "rev-parse", "v1")  # the full id
     assert data["old"]["date"] == "2025-04-01T04:00:00+00:00"
     assert data["new"]["date"] == "2025-04-02T04:00:00+00:00"
     assert main(["v1", "v2", "--repo", str(catalogue)]) == 0
     title = capsys.readouterr().out.splitlines()[1]
     old, new = data["old"]["commit"], data["new"]["commit"]
-    assert title == (
-        f"## Catalogue changes: `v1` (`{old}`, 2025-04-01) → `v2` (`{new}`, 2025-04-02)"
+    assert (
+        title
+        == (  # shown short, as forges show an id
+            f"## Catalogue changes: `v1` (`{old[:7]}`, 2025-04-01) → `v2` (`{new[:7]}`, 2025-04-02)"
+        )
     )
     base = "https://github.com/spack/cache.spack.io"
     assert main(["v1", "v2", "--repo", str(catalogue), "--link-base", base]) == 0
     title = capsys.readouterr().out.splitlines()[1]
-    assert title == (
-        f"## Catalogue changes: `v1` ([`{old}`]({base}/commit/{old}), 2025-04-01) → "
-        f"`v2` ([`{new}`]({base}/commit/{new}), 2025-04-02)"
+    assert (
+        title
+        == (  # linked by the full id
+            f"## Catalogue changes: `v1` ([`{old[:7]}`]({base}/commit/{old}), 2025-04-01) → "
+            f"`v2` ([`{new[:7]}`]({base}/commit/{new}), 2025-04-02)"
+        )
     )
 
 

@@ -121,7 +121,7 @@ def test_a_bad_index_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[s
     assert main([V7, str(bad)]) == 2
     err = capsys.readouterr().err
     assert err == (
-        f"snapdiff: error: {bad}: not a Spack database: no database.installs "
+        f"snapdiff: error: NEW: {bad}: not a Spack database: no database.installs "
         "(give a Spack build-cache index.json (database version 6 or later))\n"
     )
     bad.write_text("{oops")
@@ -240,7 +240,7 @@ def test_a_record_of_the_wrong_shape_is_one_line_naming_its_hash(
     bad.write_text(database("8", {"a" * 32: GOOD, "b" * 32: record}))
     assert main([V7, str(bad)]) == 2
     assert capsys.readouterr().err == (
-        f"snapdiff: error: {bad}: {message} "
+        f"snapdiff: error: NEW: {bad}: {message} "
         "(give a Spack build-cache index.json (database version 6 or later))\n"
     )
 
@@ -253,7 +253,7 @@ def test_a_database_version_snapdiff_does_not_read_is_refused(
     bad.write_text(database(version, {"a" * 32: GOOD}))
     assert main([V7, str(bad)]) == 2
     assert capsys.readouterr().err == (
-        f"snapdiff: error: {bad}: database version {version!r}, not one snapdiff reads"
+        f"snapdiff: error: NEW: {bad}: database version {version!r}, not one snapdiff reads"
         " (6, 7, 8, 9) (give a Spack build-cache index.json (database version 6 or later))\n"
     )
 
@@ -267,7 +267,7 @@ def test_a_compiler_dependency_without_a_name_is_one_line(
     bad.write_text(database("8", {"b" * 32: record}))
     assert main([V7, str(bad)]) == 2
     assert capsys.readouterr().err == (
-        f"snapdiff: error: {bad}: install {'b' * 32}: a compiler dependency has no name "
+        f"snapdiff: error: NEW: {bad}: install {'b' * 32}: a compiler dependency has no name "
         "(give a Spack build-cache index.json (database version 6 or later))\n"
     )
 
@@ -280,7 +280,7 @@ def test_json_that_is_no_database_is_one_line(
     bad.write_text(text)
     assert main([V7, str(bad)]) == 2
     assert capsys.readouterr().err == (
-        f"snapdiff: error: {bad}: not a Spack database: no database.installs "
+        f"snapdiff: error: NEW: {bad}: not a Spack database: no database.installs "
         "(give a Spack build-cache index.json (database version 6 or later))\n"
     )
 
@@ -473,6 +473,6 @@ def test_parameters_of_the_wrong_shape_name_the_record_and_the_field(
     assert main([V7, str(bad)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(
-        f"snapdiff: error: {bad}: install {'b' * 32}, spec.parameters[...]: expected"
+        f"snapdiff: error: NEW: {bad}: install {'b' * 32}, spec.parameters[...]: expected"
     )
     assert err.count("\n") == 1

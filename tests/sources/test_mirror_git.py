@@ -70,7 +70,7 @@ def test_a_mirror_revision_is_named_by_its_commit(
     code, out, err = run(["HEAD~2", "HEAD~1", "--repo", str(mirror_repo), "-f", "json"], capsys)
     assert code == 0, err
     sides = json.loads(out)
-    day1 = git(mirror_repo, "rev-parse", "--short", "HEAD~2")
+    day1 = git(mirror_repo, "rev-parse", "HEAD~2")
     assert sides["old"]["commit"] == day1
     assert sides["old"]["date"].startswith("2025-04-01")
 
@@ -81,8 +81,9 @@ def test_log_over_a_mirror_repository_has_one_step_per_commit_changing_an_index(
     code, out, err = run(["log", "HEAD~2..HEAD", "--repo", str(mirror_repo), "-f", "json"], capsys)
     assert code == 0, err
     steps = json.loads(out)["steps"]
-    day2 = git(mirror_repo, "rev-parse", "--short", "HEAD~1")
+    day2 = git(mirror_repo, "rev-parse", "HEAD~1")
     assert [step["commit"] for step in steps] == [day2]  # the docs commit is no step
+    assert steps[0]["subject"] == "day 2"
     direct = _json(["HEAD~2", "HEAD~1", "--repo", str(mirror_repo)], capsys)["summary"]
     assert steps[0]["summary"] == direct
 

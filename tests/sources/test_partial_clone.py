@@ -162,7 +162,7 @@ def test_a_failed_fetch_is_one_line_naming_the_revision(
     err = capsys.readouterr().err
     assert err.count("\n") == 1, err
     assert err.startswith(
-        f"snapdiff: error: HEAD: cannot fetch 6 blobs this partial clone lacks ({said}"
+        f"snapdiff: error: NEW: HEAD: cannot fetch 6 blobs this partial clone lacks ({said}"
     )
     assert err.endswith(
         ") (check that the clone's remote can be reached, or clone without --filter)\n"

@@ -228,7 +228,9 @@ class Revisions:
         rest = total(counted.units.values())
         parsed = [side.pages[path] for path in sorted(side.pages)]
         rev = side.rev
-        snapshot = build_snapshot(rev.arg, parsed, side.problems, rev.commit, rev.date, rest)
+        snapshot = build_snapshot(
+            rev.arg, parsed, side.problems, rev.commit, rev.date, rest, rev.subject
+        )
         return dataclasses.replace(snapshot, warnings=(*snapshot.warnings, *warnings))
 
     def _keep(self, old: ChangedRevision, new: ChangedRevision, counted: _Counted) -> None:

@@ -9,11 +9,14 @@ from ...errors import InputError
 from .. import pages as page_rules
 from ..pages import (
     NOT_REGULAR_FIX,
+    PAGE_FOLDER,
+    PAGE_FOLDER_FIX,
     ParsedPage,
     check_size,
     is_candidate,
     is_catalogue_path,
     is_page_content,
+    page_folder,
 )
 from ..snapshot import PageBytes, PageCache, Problems
 from .repo import GitRepo, Revision, TreeEntry, TreeFile
@@ -71,7 +74,11 @@ def unit_of(path: str, units: dict[str, str]) -> str:
 def readable(found: TreeFile, where: str) -> bool:
     """Whether a file of a git tree is read: a regular file outside hidden folders, no larger
     than a page can be (when its size is known). A page by its place that is a link or too large
-    is a bad page: InputError, named `where`. Anything else not read is False."""
+    is a bad page: InputError, named `where`, as is a folder at a page's place (a file inside it,
+    named as the folder). Anything else not read is False."""
+    folder = page_folder(found.path)
+    if folder is not None:
+        raise InputError(where.removesuffix(found.path) + folder, PAGE_FOLDER, PAGE_FOLDER_FIX)
     if not is_candidate(found.path):
         return False
     try:
@@ -122,7 +129,8 @@ class PageReader:
         except InputError as error:
             for side in reversed(sides):  # the older first, as a listing finds them
                 side.bad.add(found.path)
-                side.problems.skip(_as_side(error, found.path, side))
+                named = page_folder(found.path) or found.path  # a page's, or a folder's
+                side.problems.skip(_as_side(error, named, side))
             return False
 
     def read(

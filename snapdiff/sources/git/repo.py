@@ -35,9 +35,10 @@ class Revision:
 
     arg: str  # as the user gave it
     tree: str  # id of the tree holding the snapshot
-    commit: str | None  # short commit id, when the argument names a commit
+    commit: str | None  # full commit id, when the argument names a commit
     date: str | None  # committer date, ISO 8601
     file: str | None = None  # `REV:path` naming a file: its name (`tree` is its folder's)
+    subject: str | None = None  # the commit's subject line
 
 
 class TreeFile(NamedTuple):
@@ -148,21 +149,22 @@ class GitRepo:
         tree = found if found[1] == "tree" else self._header(f"{arg}^{{tree}}")
         if tree is None:
             raise InputError(arg, f"a {found[1]} holds no tree", "name a commit, tag or folder")
-        commit, date = self._commit_of(rev)
-        return Revision(arg, tree[0], commit, date)
+        commit, date, subject = self._commit_of(rev)
+        return Revision(arg, tree[0], commit, date, subject=subject)
 
     def holds(self, tree: str, name: str) -> bool:
         """Whether a tree holds an entry of this name (asked of the persistent batch-check)."""
         return self._header(f"{tree}:{name}") is not None
 
-    def _commit_of(self, rev: str) -> tuple[str | None, str | None]:
-        """The short id and committer date (ISO 8601) of the commit a revision names."""
+    def _commit_of(self, rev: str) -> tuple[str | None, str | None, str | None]:
+        """The full id, committer date (ISO 8601) and subject line of the commit a revision
+        names, the two last from one `git log` (`show` took 10x longer)."""
         found = self._header(f"{rev}^{{commit}}")
         if found is None:
-            return None, None
-        out = self._run("log", "-1", "--format=%h%n%cI", found[0], "--")  # `show` took 10x longer
-        short, date = out.decode().split()
-        return short, date
+            return None, None, None
+        out = self._run("log", "-1", "--format=%cI%n%s", found[0], "--")
+        date, _, subject = out.decode("utf-8", "replace").rstrip("\n").partition("\n")
+        return found[0], date, subject
 
     def _shallow(self) -> bool:
         """Whether the repository is a shallow clone (its history cut short)."""

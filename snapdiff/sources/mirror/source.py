@@ -83,8 +83,11 @@ class MirrorRevisionSource(IndexSource):
         self.git = repo, revision
 
     def built(self, snapshot: Snapshot) -> Snapshot:
-        """The revision's commit and date on the snapshot."""
-        return dataclasses.replace(snapshot, commit=self.revision.commit, date=self.revision.date)
+        """The revision's commit, date and subject on the snapshot."""
+        rev = self.revision
+        return dataclasses.replace(
+            snapshot, commit=rev.commit, date=rev.date, commit_subject=rev.subject
+        )
 
     def at(self, revision: Revision, options: LoadOptions) -> MirrorRevisionSource | None:
         """The same repository's mirrors at another revision; None when no file changed."""
