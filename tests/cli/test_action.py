@@ -30,6 +30,7 @@ import pytest
 import yaml
 from clirun import ROOT
 from gitrepo import commit, git, new_repo
+from jsonapi import JsonHandler
 from pagegen import spec, write_page
 
 from snapdiff.ci.github import main as comment_main
@@ -172,18 +173,7 @@ class Forge:
 
 
 def _handler(forge: Forge) -> type[http.server.BaseHTTPRequestHandler]:
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def _answer(self, status: int, data: object) -> None:
-            body = json.dumps(data).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
+    class Handler(JsonHandler):
         def _handle(self, method: str) -> None:
             url = urlsplit(self.path)
             forge.calls.append((method, url.path))

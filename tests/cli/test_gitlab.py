@@ -22,6 +22,7 @@ import pytest
 import yaml
 from clirun import ROOT
 from gitrepo import commit, git, new_repo
+from jsonapi import JsonHandler
 from pagegen import spec, write_page
 
 RECIPE = yaml.safe_load((ROOT / "docs" / "gitlab-ci.yml").read_text())["snapdiff"]
@@ -45,18 +46,7 @@ class GitLab:
 
 
 def _handler(lab: GitLab) -> type[http.server.BaseHTTPRequestHandler]:
-    class Handler(http.server.BaseHTTPRequestHandler):
-        def log_message(self, *args: object) -> None:
-            pass
-
-        def _answer(self, status: int, data: object) -> None:
-            body = json.dumps(data).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
+    class Handler(JsonHandler):
         def _handle(self, method: str) -> None:
             url = urlsplit(self.path)
             lab.calls.append((method, url.path))
