@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from itertools import chain
 from operator import attrgetter, not_
 
+from ..model import normal_compiler
 from ..versions import version_key
 from .labels import counted
 from .rebuilds import (
@@ -209,6 +210,8 @@ def _change(said: Words, kind: str, old: FieldValue, new: FieldValue) -> None:
     before, after = _tokens(old), _tokens(new)
     if kind == "variants":
         before, after = said_variants(before), said_variants(after)
+    elif kind == "compiler":  # by Spack 1.0 package, as the environments' lines say them
+        before, after = tuple(map(normal_compiler, before)), tuple(map(normal_compiler, after))
     if before and after:
         said.say(f"{kind} {_slots(before)} → {_slots(after)}", *before, *after)
     elif before or after:
@@ -334,7 +337,10 @@ def move_sentence(move: Move, rebuilds: Rebuilds) -> Sentence:
     through = set().union(*(t.cascade for t in made)).difference(t.hash for t in made)
     if through:
         said += f", {len(through):,} more rebuilt through them"
-    return Sentence(said, (move.before, move.after))
+    values = (move.before, move.after)
+    if move.dimension == "compiler":
+        values = (normal_compiler(move.before), normal_compiler(move.after))
+    return Sentence(said, values)
 
 
 def _several(found: list[Cause]) -> int:
@@ -360,7 +366,7 @@ def _build_only(rebuilds: Rebuilds) -> int:
     """Cascade specs reached through a build edge from every cause they have: rebuilt with no
     link or run path to any change (a cause's own build-only count may hide a link path from
     another cause)."""
-    linked = _linked(rebuilds.triggers)
+    linked = _linked((*rebuilds.triggers, *rebuilds.new_builds))
     return sum(map(not_, map(linked.__contains__, map(_HASH, rebuilds.cascades))))
 
 
@@ -379,7 +385,7 @@ def _total(report: Report, rebuilds: Rebuilds, found: list[Cause]) -> Sentence:
     if several:
         said += f"; {several:,} through several causes, counted under each"
     build_only = _build_only(rebuilds)
-    if build_only and len(rebuilds.triggers) > 1:
+    if build_only and len(rebuilds.triggers) + len(rebuilds.new_builds) > 1:
         said += f"; {build_only:,} through build dependencies only from every cause"
     return Sentence(said)
 

@@ -254,3 +254,38 @@ def test_a_real_casper_release_pair_is_told_as_its_lockfiles_say(tmp_path: Path)
         " rebuilt" in text
     )
     assert "dependency autoconf@2.69 → autoconf@2.71 (in automake, gmp)" in text
+
+
+def test_a_link_path_from_a_new_build_is_no_build_only_rebuild_in_the_total(
+    tmp_path: Path,
+) -> None:
+    """`app2` is rebuilt through a link edge to the new `cray-mpich` build, `app1` through a
+    build edge to the `cmake` bump: one spec through build dependencies only, not two."""
+    old = {
+        h("k"): node("cmake", "3.26"),
+        h("m"): node("cray-mpich", "8.1.25", compiler="nvhpc@23.7"),
+        h("a"): node("app1", deps=(("cmake", h("k")),), deptypes=("build",)),
+        h("b"): node("app2", deps=(("cray-mpich", h("m")),), deptypes=("link",)),
+    }
+    new = {
+        h("l"): node("cmake", "3.27"),
+        h("n"): node("cray-mpich", "8.1.27"),
+        h("c"): node("app1", deps=(("cmake", h("l")),), deptypes=("build",)),
+        h("d"): node("app2", deps=(("cray-mpich", h("n")),), deptypes=("link",)),
+    }
+    found = run(tmp_path, old, new)
+    assert (
+        "3 distinct specs rebuilt in all, 1 at a new version; 1 through build dependencies only"
+        " from every cause" in found["text"]
+    )
+
+
+def test_a_compiler_change_is_said_by_spack_1_packages(tmp_path: Path) -> None:
+    old = {h("a"): node("parallelio", "2.6.1", compiler="oneapi@2023.2.1")}
+    new = {h("b"): node("parallelio", "2.6.2", compiler="oneapi@2024.0.2")}
+    found = run(tmp_path, old, new)
+    assert found["triggers"][0]["to"]["compiler"] == "oneapi@2024.0.2"  # JSON: as recorded
+    assert (
+        "compiler intel-oneapi-compilers@2023.2.1 → intel-oneapi-compilers@2024.0.2"
+        in found["text"]
+    )
