@@ -759,6 +759,20 @@ def test_outside_a_pull_request_old_and_new_are_required(
     _clean(repo)
 
 
+def test_the_old_and_new_inputs_are_revisions_never_options(
+    pull_request: tuple[Path, dict[str, Any]], forge: tuple[Forge, str], tmp_path: Path
+) -> None:
+    """Issue 47: `old: --output=FILE` was read as snapdiff's option, writing where it named."""
+    repo, _ = pull_request
+    _, url = forge
+    push = {"after": git(repo, "rev-parse", "HEAD")}
+    planted = tmp_path / "planted.md"
+    run = run_action(repo, tmp_path, push, url, {"old": f"--output={planted}", "new": "pr"})
+    assert run.failed and not planted.exists()
+    assert "snapdiff: error: OLD: --output=" in run.logs["Compare the revisions"]
+    _clean(repo)
+
+
 def test_a_bad_revision_is_one_error_line_and_fails_the_job(
     pull_request: tuple[Path, dict[str, Any]], forge: tuple[Forge, str], tmp_path: Path
 ) -> None:
