@@ -100,6 +100,7 @@ class Forked(Generic[T]):
 
     def _fork(self) -> None:
         self.out, into = os.pipe()
+        parent = os.getpid()
         with _signals_held():  # an interrupt in the child before `_child` would run our code
             try:
                 self.pid = os.fork()
@@ -109,6 +110,7 @@ class Forked(Generic[T]):
             if self.pid == 0:
                 for stop in _STOPS:  # the child ends at once; the parent cleans up
                     signal.signal(stop, signal.SIG_DFL)
+                _die_with(parent)
         if self.pid == 0:
             _child(self.there, into, self.kept)
         os.close(into)
@@ -183,6 +185,19 @@ def _signals_held() -> Iterator[None]:
         yield
     finally:
         signal.pthread_sigmask(signal.SIG_SETMASK, held)
+
+
+def _die_with(parent: int) -> None:
+    """In the child, on Linux: killed when the parent dies, however it dies (a SIGKILL gives it
+    no time to cancel its children: issue 47 found a child at work for minutes after)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the parent's cancel() is all there is
+        return
+    if os.getppid() != parent:  # the parent died before that was set
+        os._exit(1)
 
 
 def _child(done: Callable[[], bytes], into: int, kept: tuple[int, ...]) -> NoReturn:
