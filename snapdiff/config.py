@@ -65,12 +65,21 @@ def find_config(explicit: str | None, start: str = ".") -> Path | None:
         return path
     here = Path(start).resolve()
     if (here / CONFIG_NAME).is_file():
-        return here / CONFIG_NAME
+        return _not_linked(here / CONFIG_NAME)
     for folder in (here, *here.parents):
         if (folder / ".git").exists():
             found = folder / CONFIG_NAME
-            return found if found.is_file() else None
+            return _not_linked(found) if found.is_file() else None
     return None
+
+
+def _not_linked(found: Path) -> Path:
+    """A configuration found in the checkout, refused when it is a link: a pull request could
+    point it at any file of the runner (issue 47)."""
+    if found.is_symlink():
+        fix = "make it a file, or name the file with --config"
+        raise UsageError(str(found), "a configuration found in the checkout is a link", fix)
+    return found
 
 
 def options_of(parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
@@ -141,12 +150,20 @@ def _yaml_error(where: str, text: str, exc: Exception) -> UsageError:
     return UsageError(where, f"not valid YAML: {exc}", _FIX)
 
 
+CONFIG_BYTES = 1 << 20  # a configuration is a few lines; past this it is refused, not read
+
+
 def _text(path: Path) -> str:
-    """The file's text; an error names the file (and the line of a byte that is not UTF-8)."""
+    """The file's text; an error names the file (and the line of a byte that is not UTF-8).
+    At most `CONFIG_BYTES` are read: a larger file is refused (a 300 MiB one took minutes)."""
     try:
-        data = path.read_bytes()
+        with path.open("rb") as file:
+            data = file.read(CONFIG_BYTES + 1)
     except OSError as exc:
         raise UsageError(str(path), f"cannot read the configuration: {exc.strerror}", _FIX) from exc
+    if len(data) > CONFIG_BYTES:
+        what = f"larger than {CONFIG_BYTES // 2**20} MiB: not a configuration"
+        raise UsageError(str(path), what, _FIX)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

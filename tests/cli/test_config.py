@@ -260,3 +260,23 @@ def test_strictest_keeps_every_gate_at_its_lowest_threshold() -> None:
     assert spelled(strictest(*given)) == "removed-specs:100,downgrade,any:3"
     assert spelled(strictest(parse_gates("downgrade:5"), parse_gates("downgrade"))) == "downgrade"
     assert strictest() == [] and parse_gates(spelled(strictest(*given))) == strictest(*given)
+
+
+def test_a_found_configuration_that_is_a_link_or_huge_is_refused_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 47: a pull request's `.snapdiff.yaml` linked to a file of the runner was followed,
+    and a 300 MiB one read whole."""
+    from snapdiff.config import CONFIG_BYTES
+
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    secret = tmp_path / "elsewhere.yaml"
+    secret.write_text("format: json\n")
+    (tmp_path / ".snapdiff.yaml").symlink_to(secret)
+    code, _, err = run(["snapshots-a", "snapshots-b"], capsys)
+    assert code == 2 and "a configuration found in the checkout is a link" in err
+    (tmp_path / ".snapdiff.yaml").unlink()
+    (tmp_path / ".snapdiff.yaml").write_text("# " + "x" * CONFIG_BYTES + "\n")
+    code, _, err = run(["snapshots-a", "snapshots-b"], capsys)
+    assert code == 2 and "larger than 1 MiB: not a configuration" in err
