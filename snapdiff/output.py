@@ -9,6 +9,7 @@ import time
 from typing import TextIO
 
 from .errors import UsageError, printable
+from .signals import signals_held
 
 __all__ = ["TerminalProgress", "outputs_checked", "write", "write_files"]
 
@@ -19,29 +20,27 @@ def _device(path: str) -> bool:
     return os.path.exists(path) and not os.path.isfile(path)
 
 
-def _staged(path: str, text: str) -> str:
-    """The text in a temporary file beside `path`, to be renamed onto it; removed on any
-    exception, SystemExit included (the command line turns SIGTERM into one)."""
+def _made(path: str) -> tuple[int, str]:
+    """A temporary file beside `path`, to be renamed onto it: its descriptor and name."""
     import tempfile  # deferred, as everything a bare `snapdiff --version` does not need
 
     directory = os.path.dirname(os.path.abspath(path))
     try:
-        fd, temp = tempfile.mkstemp(prefix=".snapdiff-", dir=directory)
+        return tempfile.mkstemp(prefix=".snapdiff-", dir=directory)
     except OSError as exc:
         raise UsageError(path, f"cannot write: {exc.strerror}", "check the folder exists") from exc
+
+
+def _filled(fd: int, path: str, text: str) -> None:
+    """The text written into a temporary file `_made` for `path`."""
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
             os.fchmod(handle.fileno(), _mode(path))  # mkstemp makes it private (0600)
     except OSError as exc:
-        os.unlink(temp)
         raise UsageError(
             path, f"cannot write: {exc.strerror}", "free space or check the path"
         ) from exc
-    except BaseException:
-        os.unlink(temp)
-        raise
-    return temp
 
 
 def _direct(path: str, text: str) -> None:
@@ -55,13 +54,17 @@ def _direct(path: str, text: str) -> None:
 def write_files(*files: tuple[str | None, str | None]) -> None:
     """Each (path, text) that has both, never half-written: every file is written to a
     temporary file beside it first, then all are renamed, so that an error leaves none of them
-    written; a device or pipe is written last, directly."""
+    written, and no temporary file: any exception, SystemExit included (the command line turns
+    SIGTERM into one), removes those not renamed; a device or pipe is written last, directly."""
     wanted = [(path, text) for path, text in files if path and text is not None]
     staged: list[tuple[str, str]] = []  # (temporary file, path) not renamed yet
     try:
         for path, text in wanted:
             if not _device(path):
-                staged.append((_staged(path, text), path))
+                with signals_held():  # made and recorded in one step: a signal lands after
+                    fd, temp = _made(path)
+                    staged.append((temp, path))
+                _filled(fd, path, text)
         while staged:
             temp, path = staged[0]
             try:

@@ -109,6 +109,30 @@ def test_output_into_a_missing_folder(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "x.md: cannot write" in one_line_error(capsys)
 
 
+def test_sigterm_as_a_temporary_output_is_made_leaves_none(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 47: SIGTERM landing just after the temporary file was made, before snapdiff knew
+    its name, left it behind. Now the signal lands once the file is recorded."""
+    import signal
+    import tempfile
+
+    from snapdiff import output
+    from snapdiff.process import terminated_cleanly
+
+    made = tempfile.mkstemp
+
+    def then_terminated(prefix: str, dir: str) -> tuple[int, str]:
+        found = made(prefix=prefix, dir=dir)
+        os.kill(os.getpid(), signal.SIGTERM)
+        return found
+
+    monkeypatch.setattr(tempfile, "mkstemp", then_terminated)
+    with terminated_cleanly(), pytest.raises(SystemExit):
+        output.write_files((str(tmp_path / "notes.md"), "text"))
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_an_output_that_cannot_be_written_leaves_none_written(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -119,18 +143,19 @@ def test_an_output_that_cannot_be_written_leaves_none_written(
     names = ["full.md", "summary.md", "notes.md"]
     argv = [V1, V2, "--full-report", "full.md", "--job-summary", "summary.md", "-o", "notes.md"]
     monkeypatch.chdir(tmp_path)
-    staged = output._staged
+    filled = output._filled
 
-    def full_disk_at_the_last(path: str, text: str) -> str:
+    def full_disk_at_the_last(fd: int, path: str, text: str) -> None:
         if path == "notes.md":
+            os.close(fd)
             raise UsageError(path, "cannot write: No space left on device", "free space")
-        return staged(path, text)
+        filled(fd, path, text)
 
-    monkeypatch.setattr(output, "_staged", full_disk_at_the_last)
+    monkeypatch.setattr(output, "_filled", full_disk_at_the_last)
     with pytest.raises(UsageError, match=r"notes\.md: cannot write"):
         output.write_files(*((name, "text") for name in names))
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # no file, no temporary file
-    monkeypatch.setattr(output, "_staged", staged)
+    monkeypatch.setattr(output, "_filled", filled)
     assert main(argv) == 0 and sorted(p.name for p in tmp_path.iterdir()) == sorted(names)
     for path in tmp_path.iterdir():
         path.unlink()
