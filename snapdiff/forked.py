@@ -14,14 +14,13 @@ import contextlib
 import os
 import signal
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Generic, NoReturn, TypeVar
 
 import msgspec
 
 from . import errors
 from .errors import SnapdiffError
-from .signals import STOPS, signals_held
 
 __all__ = ["Failed", "Forked", "Told", "as_bytes", "as_text"]
 
@@ -102,14 +101,14 @@ class Forked(Generic[T]):
     def _fork(self) -> None:
         self.out, into = os.pipe()
         parent = os.getpid()
-        with signals_held():  # an interrupt in the child before `_child` would run our code
+        with _signals_held():  # an interrupt in the child before `_child` would run our code
             try:
                 self.pid = os.fork()
             except OSError:
                 os.close(into)
                 raise
             if self.pid == 0:
-                for stop in STOPS:  # the child ends at once; the parent cleans up
+                for stop in _STOPS:  # the child ends at once; the parent cleans up
                     signal.signal(stop, signal.SIG_DFL)
                 _die_with(parent)
         if self.pid == 0:
@@ -170,6 +169,22 @@ class Forked(Generic[T]):
         if self.out >= 0:
             os.close(self.out)
             self.out = -1
+
+
+_STOPS = (signal.SIGINT, signal.SIGTERM)
+
+
+@contextlib.contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM held back (where the platform can), then let through."""
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    held = signal.pthread_sigmask(signal.SIG_BLOCK, _STOPS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, held)
 
 
 def _die_with(parent: int) -> None:

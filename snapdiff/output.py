@@ -9,7 +9,6 @@ import time
 from typing import TextIO
 
 from .errors import UsageError, printable
-from .signals import signals_held
 
 __all__ = ["TerminalProgress", "outputs_checked", "write", "write_files"]
 
@@ -20,13 +19,18 @@ def _device(path: str) -> bool:
     return os.path.exists(path) and not os.path.isfile(path)
 
 
-def _made(path: str) -> tuple[int, str]:
-    """A temporary file beside `path`, to be renamed onto it: its descriptor and name."""
-    import tempfile  # deferred, as everything a bare `snapdiff --version` does not need
+def _name(path: str) -> str:
+    """A fresh name for a temporary file beside `path`, to be renamed onto it."""
+    import secrets  # deferred, as everything a bare `snapdiff --version` does not need
 
     directory = os.path.dirname(os.path.abspath(path))
+    return os.path.join(directory, f".snapdiff-{secrets.token_hex(8)}")
+
+
+def _made(temp: str, path: str) -> int:
+    """The temporary file `temp` for `path`, made (never an existing file): its descriptor."""
     try:
-        return tempfile.mkstemp(prefix=".snapdiff-", dir=directory)
+        return os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except OSError as exc:
         raise UsageError(path, f"cannot write: {exc.strerror}", "check the folder exists") from exc
 
@@ -61,10 +65,9 @@ def write_files(*files: tuple[str | None, str | None]) -> None:
     try:
         for path, text in wanted:
             if not _device(path):
-                with signals_held():  # made and recorded in one step: a signal lands after
-                    fd, temp = _made(path)
-                    staged.append((temp, path))
-                _filled(fd, path, text)
+                temp = _name(path)
+                staged.append((temp, path))  # named before it is made: removed below if cut
+                _filled(_made(temp, path), path, text)
         while staged:
             temp, path = staged[0]
             try:
@@ -74,7 +77,7 @@ def write_files(*files: tuple[str | None, str | None]) -> None:
                 raise UsageError(path, what, "free space or check the path") from exc
             staged.pop(0)
     finally:
-        for temp, _ in staged:  # one may be renamed already (an interrupt as it was)
+        for temp, _ in staged:  # one may be renamed, or not made, already (an interrupt)
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(temp)
     for path, text in wanted:

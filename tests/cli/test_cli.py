@@ -113,21 +113,22 @@ def test_sigterm_as_a_temporary_output_is_made_leaves_none(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Issue 47: SIGTERM landing just after the temporary file was made, before snapdiff knew
-    its name, left it behind. Now the signal lands once the file is recorded."""
+    its name, left it behind (3 of 40 runs). Its name is recorded before it is made."""
     import signal
-    import tempfile
+    import time
 
     from snapdiff import output
     from snapdiff.process import terminated_cleanly
 
-    made = tempfile.mkstemp
+    made = output._made
 
-    def then_terminated(prefix: str, dir: str) -> tuple[int, str]:
-        found = made(prefix=prefix, dir=dir)
+    def then_terminated(temp: str, path: str) -> int:
+        found = made(temp, path)
         os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(5)  # the signal lands here, in whichever thread the kernel gives it to
         return found
 
-    monkeypatch.setattr(tempfile, "mkstemp", then_terminated)
+    monkeypatch.setattr(output, "_made", then_terminated)
     with terminated_cleanly(), pytest.raises(SystemExit):
         output.write_files((str(tmp_path / "notes.md"), "text"))
     assert list(tmp_path.iterdir()) == []
