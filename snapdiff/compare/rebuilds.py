@@ -398,17 +398,13 @@ def _formats(snapshot: Snapshot) -> dict[str, set[str]]:
     return found
 
 
-def _spelled(formats: dict[str, set[str]]) -> str:
-    return ", ".join(f"{kind} {', '.join(sorted(formats[kind]))}" for kind in sorted(formats))
-
-
 def _scheme(was: dict[str, set[str]], now: dict[str, set[str]], evidence: str, kept: int) -> Scheme:
     versions = tuple(
         (kind, ", ".join(sorted(was.get(kind, ()))), ", ".join(sorted(now.get(kind, ()))))
         for kind in ("Spack", "lockfile", "database")
         if kind in was or kind in now
     )
-    return Scheme(_spelled(was), _spelled(now), cast(Any, evidence), kept, versions)
+    return Scheme(cast(Any, evidence), kept, versions)
 
 
 _LEAF = attrgetter(

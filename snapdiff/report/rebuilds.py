@@ -89,17 +89,25 @@ class Move:
 
 @dataclass(frozen=True, slots=True)
 class Scheme:
-    """Spack's hash scheme changed: every record rehashed. `before`/`after`: the Spack versions
-    and formats recorded (`Spack 0.20, lockfile v4`); `evidence`: "formats" when the formats'
-    versions differ, "rehashed" when only records equal in every field with a new hash show it."""
+    """Spack's hash scheme changed: every record rehashed. `evidence`: "formats" when the
+    formats' versions differ, "rehashed" when only records equal in every field with a new hash
+    show it."""
 
-    before: str
-    after: str
     evidence: Literal["formats", "rehashed"]
     kept: int  # specs whose hash both sides hold
     # each recorded: ("Spack", "0.20.0", "0.21.0"), ("lockfile", "v4", "v5"); "" where a side
     # records none
     versions: tuple[tuple[str, str, str], ...] = ()
+
+    @property
+    def before(self) -> str:
+        """The Spack version and formats the old side records (`Spack 0.20, lockfile v4`)."""
+        return ", ".join(f"{kind} {was}" for kind, was, _ in sorted(self.versions) if was)
+
+    @property
+    def after(self) -> str:
+        """The same of the new side."""
+        return ", ".join(f"{kind} {now}" for kind, _, now in sorted(self.versions) if now)
 
 
 class Cascade(msgspec.Struct, frozen=True, gc=False):
