@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from clirun import ROOT, run
+from benchgen import generate
+from clirun import run
 from pagegen import load_real, write_page
 
-GENCAT = ROOT / "bench" / "gencat.py"
 ROUTINE = "version-bumps,rebuilds,stack-membership,add-packages"
 DROPPED = 150
 
@@ -56,9 +54,7 @@ def days(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str, str, str]:
         ["--evolve-from", "v1", "--churn", "0.05", "--seed", "2", "--events", ROUTINE],
     ):
         out = [] if "--out" in args else ["--out", "v2"]
-        subprocess.run(
-            [sys.executable, str(GENCAT), *args, *out], cwd=root, check=True, capture_output=True
-        )
+        generate("gencat", *args, *out, cwd=root)
     removed = _drop(root / "v1", root / "v2", root / "v3")
     return str(root / "v1"), str(root / "v2"), str(root / "v3"), removed
 

@@ -3,18 +3,15 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).parents[2]
+from benchgen import generate as run_generator
 
 
 def genindex(*args: str) -> None:
     """bench/genindex.py, seeded: small synthetic indexes in a fraction of a second."""
-    script = str(ROOT / "bench" / "genindex.py")
-    subprocess.run([sys.executable, script, *args], check=True, capture_output=True)
+    run_generator("genindex", *args)
 
 
 def generate(tmp_path: Path, events: str, seed: int = 3, *extra: str) -> dict[str, Any]:

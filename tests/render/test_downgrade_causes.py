@@ -8,13 +8,12 @@ Pages here are SYNTHETIC (tests/helpers/pagegen.py, and bench/gencat.py for a ge
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from clirun import ROOT, run
+from benchgen import generate
+from clirun import run
 from pagegen import load_real, spec, write_page
 
 from snapdiff.versions import version_key
@@ -139,13 +138,12 @@ def test_an_upgrade_has_no_cause(tmp_path: Path, capsys: pytest.CaptureFixture[s
 def day(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A generated catalogue and its next day, a whole stack dropped (bench/gencat.py)."""
     root = tmp_path_factory.mktemp("day")
-    gencat = [sys.executable, str(ROOT / "bench" / "gencat.py")]
     for args in (
         ["--packages", "400", "--specs-total", "6000", "--seed", "1", "--out", "v1"],
         ["--evolve-from", "v1", "--churn", "0.6", "--seed", "2", "--events", "drop-stack"],
     ):
         out = [] if "--out" in args else ["--out", "v2"]
-        subprocess.run([*gencat, *args, *out], cwd=root, check=True, capture_output=True)
+        generate("gencat", *args, *out, cwd=root)
     return root / "v1", root / "v2"
 
 

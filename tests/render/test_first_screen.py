@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from clirun import ROOT, run
+from benchgen import generate
+from clirun import run
 from pagegen import spec, write_page
 
-GENCAT = ROOT / "bench" / "gencat.py"
 EVENTS = "drop-stack,version-bumps,remove-packages,os-migration,add-packages"
 
 
@@ -28,9 +26,7 @@ def day(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, str]:
         ["--packages", "250", "--specs-total", "3000", "--seed", "4", "--out", "v1"],
         ["--evolve-from", "v1", "--churn", "0.1", "--seed", "5", "--events", EVENTS, "--out", "v2"],
     ):
-        subprocess.run(
-            [sys.executable, str(GENCAT), *args], cwd=root, check=True, capture_output=True
-        )
+        generate("gencat", *args, cwd=root)
     return str(root / "v1"), str(root / "v2")
 
 
