@@ -5,7 +5,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -288,26 +287,27 @@ def test_git_mode_cold_and_warm_says_what_directories_say(
 
     _quiet_day(tmp_path / "day", stray)
     repo = committed(tmp_path / "day", tmp_path / "repo")
-    for extra in (["--format", "json"], [], ["--for", "github"], ["--format", "text"]):
-        shutil.rmtree(tmp_path / "cache", ignore_errors=True)
-        cold = snapdiff(repo, tmp_path / "cache", *extra)
-        assert any((tmp_path / "cache").rglob("*")), "a cold run stores its tallies"
-        warm = snapdiff(repo, tmp_path / "cache", *extra)
-        assert warm == cold
+    cache = tmp_path / "cache"
+    cold = snapdiff(repo, cache, "--format", "json")
+    assert any(cache.rglob("*")), "a cold run stores its tallies"
+    assert snapdiff(repo, cache, "--format", "json") == cold, "warm"
+
+    def directories(*extra: str) -> str:
         with monkeypatch.context() as here:  # `old` and `new` as folders, named as the tags
             here.chdir(tmp_path / "day")
-            code, directories, _ = run(["old", "new", *extra], capsys)
+            code, out, _ = run(["old", "new", *extra], capsys)
         assert code == 0
-        if extra[-1:] == ["json"]:
-            assert as_directories(cold) == json.loads(directories)
-            continue
-        # the same bytes, but for the commit ids and dates only git revisions have; cut to a
-        # size limit, the longer title may leave one row fewer: the first screen is the same
-        cold = re.sub(r" \(`?[0-9a-f]{7}`?, [0-9-]{10}\)", "", cold)
+        return out
+
+    assert as_directories(cold) == json.loads(directories("--format", "json"))
+    for extra in ([], ["--for", "github"], ["--format", "text"]):
+        # warm, the same report: the same bytes, but for the commit ids and dates only git
+        # revisions have; cut to a size limit, the longer title may leave one row fewer: the
+        # first screen is the same
+        warm = re.sub(r" \(`?[0-9a-f]{7}`?, [0-9-]{10}\)", "", snapdiff(repo, cache, *extra))
+        folders = directories(*extra)
         if extra == ["--for", "github"]:
-            cold, directories = (
-                t.split("\n### ")[0].split("\n", 1)[1] for t in (cold, directories)
-            )
-        assert cold == directories
+            warm, folders = (t.split("\n### ")[0].split("\n", 1)[1] for t in (warm, folders))
+        assert warm == folders
         said = QUIET_TEXT if extra[-1:] == ["text"] else QUIET_MOVE
-        assert (said in cold) is not stray
+        assert (said in warm) is not stray
