@@ -10,10 +10,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+
+import msgspec
 
 from ..errors import printable
-from .sticky import CommentError, request, sticky
+from .sticky import Api, CommentError, read_body, sticky
 
 __all__ = ["main", "post"]
 
@@ -22,29 +23,48 @@ AUTHOR = "github-actions[bot]"  # who `github.token` posts as
 _NEEDED = ("GITHUB_REPOSITORY", "GITHUB_TOKEN", "PR_NUMBER", "COMMENT_KEY")
 
 
-class _Api:
+class _User(msgspec.Struct):
+    login: str | None = None
+
+
+class _Comment(msgspec.Struct):
+    """An issue comment as GitHub's API answers it: the fields read."""
+
+    id: int
+    body: str | None = None
+    user: _User | None = None
+
+
+class _Made(msgspec.Struct):
+    id: int
+
+
+class _Api(Api):
     """GitHub's REST API for one repository, with one token."""
 
     def __init__(self, url: str, repository: str, token: str) -> None:
-        self.base = f"{url.rstrip('/')}/repos/{repository}"
-        self.headers = {
+        headers = {
             "Accept": "application/vnd.github+json",
             "Authorization": f"Bearer {token}",
             "X-GitHub-Api-Version": "2022-11-28",
         }
-
-    def __call__(self, method: str, path: str, body: Mapping[str, str] | None = None) -> Any:
-        return request(method, self.base, path, self.headers, body)
+        denied = (
+            f"check that the job's token may write to {repository}'s pull requests: the "
+            "workflow's permissions need pull-requests: write"
+        )
+        otherwise = "check GITHUB_API_URL, or re-run the job if GitHub's API was down"
+        super().__init__(f"{url.rstrip('/')}/repos/{repository}", headers, denied, otherwise)
 
 
 def _ours(api: _Api, number: str) -> Iterator[tuple[str, str]]:
     """(id, body) of each comment on the pull request by our author, every page of them."""
     page = 1
     while True:
-        comments = api("GET", f"/issues/{number}/comments?per_page={PER_PAGE}&page={page}")
+        path = f"/issues/{number}/comments?per_page={PER_PAGE}&page={page}"
+        comments = api("GET", path, list[_Comment])
         for comment in comments:
-            if (comment.get("user") or {}).get("login") == AUTHOR:
-                yield str(comment["id"]), str(comment.get("body") or "")
+            if comment.user is not None and comment.user.login == AUTHOR:
+                yield str(comment.id), comment.body or ""
         if len(comments) < PER_PAGE:
             return
         page += 1
@@ -54,16 +74,17 @@ def post(api: _Api, number: str, body: str, key: str) -> str:
     """Create the comment, or update ours when what it says or its title changed; say which."""
 
     def create(text: str) -> str:
-        return str(api("POST", f"/issues/{number}/comments", {"body": text}).get("id"))
+        return str(api("POST", f"/issues/{number}/comments", _Made, {"body": text}).id)
 
     def update(found: str, text: str) -> None:
-        api("PATCH", f"/issues/comments/{found}", {"body": text})
+        api("PATCH", f"/issues/comments/{found}", object, {"body": text})
 
     return sticky(body, key, _ours(api, number), create, update)
 
 
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] = os.environ) -> int:
-    """Post or update the comment in the file named by the one argument; 0, else 1 with one
+    """Post or update the comment in the file named by the one argument; 0, else 2 (bad
+    usage, or an API that refused or answered unexpectedly) with one
     `::error` line (a workflow command: the job's page shows it)."""
     words = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -72,8 +93,7 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] = os.environ)
         missing = [name for name in _NEEDED if not env.get(name)]
         if missing:
             raise CommentError(f"not set: {', '.join(missing)}")
-        with open(words[0], encoding="utf-8") as handle:
-            body = handle.read()
+        body = read_body(words[0])
         if not env["PR_NUMBER"].isdigit():
             raise CommentError(f"PR_NUMBER is not a number: {env['PR_NUMBER']!r}")
         url = env.get("GITHUB_API_URL") or "https://api.github.com"
@@ -83,7 +103,7 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] = os.environ)
         print(f"snapdiff: {post(api, env['PR_NUMBER'], body, env['COMMENT_KEY'])}")
     except (CommentError, OSError) as exc:
         print(f"::error title=snapdiff comment::{printable(str(exc)).replace('%', '%25')}")
-        return 1
+        return 2
     return 0
 
 

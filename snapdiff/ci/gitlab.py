@@ -11,11 +11,12 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
 from urllib.parse import quote
 
+import msgspec
+
 from ..errors import printable
-from .sticky import CommentError, request, sticky
+from .sticky import Api, CommentError, read_body, sticky
 
 __all__ = ["main", "post"]
 
@@ -23,26 +24,44 @@ PER_PAGE = 100  # the most GitLab lists at once
 _NEEDED = ("CI_API_V4_URL", "CI_PROJECT_ID", "CI_MERGE_REQUEST_IID", "SNAPDIFF_TOKEN")
 
 
-class _Api:
+class _Author(msgspec.Struct):
+    id: int | None = None
+
+
+class _Note(msgspec.Struct):
+    """A merge-request note as GitLab's API answers it: the fields read."""
+
+    id: int
+    body: str | None = None
+    system: bool = False
+    author: _Author | None = None
+
+
+class _Made(msgspec.Struct):
+    id: int
+
+
+class _Api(Api):
     """GitLab's REST API (v4) with one token, and one merge request of one project."""
 
     def __init__(self, url: str, project: str, merge_request: str, token: str) -> None:
-        self.url = url.rstrip("/")
+        denied = (
+            f"check that SNAPDIFF_TOKEN is a token with the api scope that may write to "
+            f"merge request {merge_request} of project {project}"
+        )
+        otherwise = "check CI_API_V4_URL, or re-run the job if GitLab's API was down"
+        super().__init__(url, {"PRIVATE-TOKEN": token}, denied, otherwise)
         self.notes = f"/projects/{quote(project, safe='')}/merge_requests/{merge_request}/notes"
-        self.headers = {"PRIVATE-TOKEN": token}
-
-    def __call__(self, method: str, path: str, body: Mapping[str, str] | None = None) -> Any:
-        return request(method, self.url, path, self.headers, body)
 
 
-def _ours(api: _Api, user: object) -> Iterator[tuple[str, str]]:
+def _ours(api: _Api, user: int) -> Iterator[tuple[str, str]]:
     """(id, body) of each note on the merge request by this user, every page of them."""
     page = 1
     while True:
-        notes = api("GET", f"{api.notes}?per_page={PER_PAGE}&page={page}")
+        notes = api("GET", f"{api.notes}?per_page={PER_PAGE}&page={page}", list[_Note])
         for note in notes:
-            if not note.get("system") and (note.get("author") or {}).get("id") == user:
-                yield str(note["id"]), str(note.get("body") or "")
+            if not note.system and note.author is not None and note.author.id == user:
+                yield str(note.id), note.body or ""
         if len(notes) < PER_PAGE:
             return
         page += 1
@@ -50,21 +69,20 @@ def _ours(api: _Api, user: object) -> Iterator[tuple[str, str]]:
 
 def post(api: _Api, body: str, key: str) -> str:
     """Create the note, or update ours when what it says or its title changed; say which."""
-    user = api("GET", "/user").get("id")
-    if user is None:
-        raise CommentError("GET /user: no id: is SNAPDIFF_TOKEN a user's or a bot's token?")
+    user = api("GET", "/user", _Made).id  # a user's id, as a note's is
 
     def create(text: str) -> str:
-        return str(api("POST", api.notes, {"body": text}).get("id"))
+        return str(api("POST", api.notes, _Made, {"body": text}).id)
 
     def update(found: str, text: str) -> None:
-        api("PUT", f"{api.notes}/{found}", {"body": text})
+        api("PUT", f"{api.notes}/{found}", object, {"body": text})
 
     return sticky(body, key, _ours(api, user), create, update)
 
 
 def main(argv: Sequence[str] | None = None, env: Mapping[str, str] = os.environ) -> int:
-    """Post or update the note in the file named by the one argument; 0, else 1 with one
+    """Post or update the note in the file named by the one argument; 0, else 2 (bad
+    usage, or an API that refused or answered unexpectedly) with one
     `snapdiff: error:` line."""
     words = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -73,8 +91,7 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] = os.environ)
         missing = [name for name in _NEEDED if not env.get(name)]
         if missing:
             raise CommentError(f"not set: {', '.join(missing)}")
-        with open(words[0], encoding="utf-8") as handle:
-            body = handle.read()
+        body = read_body(words[0])
         if not env["CI_MERGE_REQUEST_IID"].isdigit():
             raise CommentError(
                 f"CI_MERGE_REQUEST_IID is not a number: {env['CI_MERGE_REQUEST_IID']!r}"
@@ -87,7 +104,7 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] = os.environ)
         print(f"snapdiff: {post(api, body, key)}")
     except (CommentError, OSError) as exc:
         print(f"snapdiff: error: {printable(str(exc))}", file=sys.stderr)
-        return 1
+        return 2
     return 0
 
 

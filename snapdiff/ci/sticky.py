@@ -1,24 +1,30 @@
 """A sticky comment on a forge: found among its author's by its marker line and key, and
 rewritten only when what it says or what it is about changed.
 
-CI glue of the command line, shared by `github` and `gitlab`, which hold
-each forge's API: the standard library only, every request bounded by a timeout.
+CI glue of the command line, shared by `github` and `gitlab`, which hold each forge's
+answers as typed records: every request bounded by a timeout, every answer decoded into the
+shape asked for, so that whatever a forge (or something in its place) answers is one line
+naming the address and what to do, never a traceback.
 """
 
 from __future__ import annotations
 
+import http.client
 import json
 import re
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import TypeVar
 from urllib.parse import quote
 
-__all__ = ["TIMEOUT", "CommentError", "head", "identity", "request", "sticky", "with_key"]
+import msgspec
+
+__all__ = ["TIMEOUT", "Api", "CommentError", "head", "identity", "read_body", "sticky", "with_key"]
 
 TIMEOUT = 30  # seconds, per request
 _MARKER = re.compile(r"<!-- snapdiff report sha256:[0-9a-f]+ -->")
+T = TypeVar("T")
 
 
 class CommentError(Exception):
@@ -33,6 +39,15 @@ def with_key(body: str, key: str) -> str:
         raise CommentError("the comment does not start with snapdiff's marker line")
     # quoted: no space, and no `>` to end the HTML comment early
     return f"{first[: -len(' -->')]} key={quote(key, safe='/')} -->{newline}{rest}"
+
+
+def read_body(path: str) -> str:
+    """The text of the comment snapdiff wrote to `path`; CommentError naming it when unread."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise CommentError(f"{path}: cannot read the comment: {exc}") from exc
 
 
 def identity(body: str) -> str:
@@ -50,28 +65,42 @@ def head(body: str) -> tuple[str, str]:
     return first, title
 
 
-def request(
-    method: str,
-    base: str,
-    path: str,
-    headers: Mapping[str, str],
-    body: Mapping[str, str] | None = None,
-) -> Any:
-    """One JSON request to a forge's API at base + path; CommentError naming the method and
-    the path when it fails."""
-    data = json.dumps(body).encode() if body is not None else None
-    sent = {"Content-Type": "application/json", "User-Agent": "snapdiff", **headers}
-    asked = urllib.request.Request(  # noqa: S310 - http(s) only, checked by the caller
-        base + path, data=data, method=method, headers=sent
-    )
-    said = f"{method} {path}"
-    try:
-        with urllib.request.urlopen(asked, timeout=TIMEOUT) as response:  # noqa: S310
-            return json.load(response)
-    except urllib.error.HTTPError as exc:
-        raise CommentError(f"{said}: HTTP {exc.code} {exc.reason}") from exc
-    except (OSError, ValueError) as exc:  # unreachable, timed out, not JSON
-        raise CommentError(f"{said}: {exc}") from exc
+class Api:
+    """One forge's REST API: its address, the headers every request carries, and what to do
+    when it refuses a request (`denied`: HTTP 401, 403, 404) or answers anything else
+    unexpected (`otherwise`)."""
+
+    def __init__(self, base: str, headers: Mapping[str, str], denied: str, otherwise: str) -> None:
+        self.base = base.rstrip("/")
+        self.headers = {"Content-Type": "application/json", "User-Agent": "snapdiff", **headers}
+        self.denied = denied
+        self.otherwise = otherwise
+
+    def __call__(
+        self, method: str, path: str, answer: type[T], body: Mapping[str, str] | None = None
+    ) -> T:
+        """The answer to one JSON request to base + path, decoded as `answer` (fields the forge
+        adds are ignored); CommentError naming the method, the address and what to do when the
+        request fails or the answer is not of that shape."""
+        url = self.base + path
+        data = json.dumps(body).encode() if body is not None else None
+        asked = urllib.request.Request(  # noqa: S310 - http(s) only, checked by the caller
+            url, data=data, method=method, headers=self.headers
+        )
+        said = f"{method} {url}"
+        try:
+            with urllib.request.urlopen(asked, timeout=TIMEOUT) as response:  # noqa: S310
+                return msgspec.json.decode(response.read(), type=answer)
+        except urllib.error.HTTPError as exc:
+            fix = self.denied if exc.code in (401, 403, 404) else self.otherwise
+            raise CommentError(f"{said}: HTTP {exc.code} {exc.reason} ({fix})") from exc
+        except msgspec.DecodeError as exc:  # not JSON, or not of the shape asked for
+            what = f"not the answer expected: {exc}"
+            raise CommentError(f"{said}: {what} ({self.otherwise})") from exc
+        except (OSError, ValueError, http.client.HTTPException) as exc:  # unreachable, timed
+            # out, a bad status line, an answer cut short
+            what = str(exc) or type(exc).__name__
+            raise CommentError(f"{said}: {what} ({self.otherwise})") from exc
 
 
 def sticky(

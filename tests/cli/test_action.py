@@ -879,15 +879,16 @@ def test_the_comment_key_cannot_end_the_marker_and_api_errors_are_one_line(
         "PR_NUMBER": "7",
         "COMMENT_KEY": "k",
     }
-    assert comment_main([str(comment)], env) == 1
+    assert comment_main([str(comment)], env) == 2
     assert capsys.readouterr().out == (
-        "::error title=snapdiff comment::GET /issues/7/comments?per_page=100&page=1: "
-        "HTTP 401 Unauthorized\n"
+        f"::error title=snapdiff comment::GET {url}/repos/owner/catalogue/issues/7/comments"
+        "?per_page=100&page=1: HTTP 401 Unauthorized (check that the job's token may write to "
+        "owner/catalogue's pull requests: the workflow's permissions need pull-requests: write)\n"
     )
-    assert comment_main([str(comment)], env | {"GITHUB_TOKEN": ""}) == 1
+    assert comment_main([str(comment)], env | {"GITHUB_TOKEN": ""}) == 2
     assert "not set: GITHUB_TOKEN" in capsys.readouterr().out
     comment.write_text("no marker\n")
-    assert comment_main([str(comment)], env | {"GITHUB_TOKEN": TOKEN}) == 1
+    assert comment_main([str(comment)], env | {"GITHUB_TOKEN": TOKEN}) == 2
     assert "does not start with snapdiff's marker" in capsys.readouterr().out
     assert api.writes() == []
 
