@@ -2,7 +2,8 @@
 
 CI glue of the command line (`python -m snapdiff.ci.github COMMENT.md`, run by action.yml), not
 a stage of the library; what makes a comment sticky is `sticky`'s. It reads GITHUB_API_URL,
-GITHUB_REPOSITORY, GITHUB_TOKEN, PR_NUMBER and COMMENT_KEY from the environment.
+GITHUB_REPOSITORY, GITHUB_TOKEN, PR_NUMBER, COMMENT_KEY and MATRIX (`toJSON(matrix)`: the
+comment's key is `key.job_key`'s) from the environment.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 import msgspec
 
 from ..errors import printable
+from .key import job_key
 from .sticky import Api, CommentError, read_body, sticky
 
 __all__ = ["main", "post"]
@@ -100,7 +102,8 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] = os.environ)
         if not url.startswith(("https://", "http://")):
             raise CommentError(f"GITHUB_API_URL is not an http(s) address: {url!r}")
         api = _Api(url, env["GITHUB_REPOSITORY"], env["GITHUB_TOKEN"])
-        print(f"snapdiff: {post(api, env['PR_NUMBER'], body, env['COMMENT_KEY'])}")
+        key = job_key(env["COMMENT_KEY"], env.get("MATRIX", ""))
+        print(f"snapdiff: {post(api, env['PR_NUMBER'], body, key)}")
     except (CommentError, OSError) as exc:
         print(f"::error title=snapdiff comment::{printable(str(exc)).replace('%', '%25')}")
         return 2

@@ -9,16 +9,11 @@ naming the address and what to do, never a traceback.
 
 from __future__ import annotations
 
-import http.client
 import json
 import re
-import urllib.error
-import urllib.request
 from collections.abc import Callable, Iterable, Mapping
 from typing import TypeVar
 from urllib.parse import quote
-
-import msgspec
 
 __all__ = ["TIMEOUT", "Api", "CommentError", "head", "identity", "read_body", "sticky", "with_key"]
 
@@ -82,6 +77,12 @@ class Api:
         """The answer to one JSON request to base + path, decoded as `answer` (fields the forge
         adds are ignored); CommentError naming the method, the address and what to do when the
         request fails or the answer is not of that shape."""
+        import http.client  # deferred: `key` imports this module for its error alone
+        import urllib.error
+        import urllib.request
+
+        import msgspec
+
         url = self.base + path
         data = json.dumps(body).encode() if body is not None else None
         asked = urllib.request.Request(  # noqa: S310 - http(s) only, checked by the caller

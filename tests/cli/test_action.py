@@ -34,6 +34,7 @@ from jsonapi import JsonHandler
 from pagegen import spec, write_page
 
 from snapdiff.ci.github import main as comment_main
+from snapdiff.ci.key import main as key_main
 from snapdiff.ci.sticky import with_key
 
 ACTION = yaml.safe_load((ROOT / "action.yml").read_text())
@@ -46,7 +47,8 @@ RAW = "application/vnd.github.raw"  # a file's contents as they are
 
 
 _TOKEN = re.compile(
-    r"\s*(?:(?P<string>'(?:[^']|'')*')|(?P<op>&&|\|\||==|!=|!|\(|\))"
+    r"\s*(?:(?P<string>'(?:[^']|'')*')|(?P<tojson>toJSON\([a-z]+\))"
+    r"|(?P<op>&&|\|\||==|!=|!|\(|\))"
     r"|(?P<call>[a-z]+)\(\)|(?P<path>[A-Za-z_][\w-]*(?:\.[A-Za-z_][\w-]*)*))"
 )
 Value = str | bool | None
@@ -125,6 +127,8 @@ class Expression:
             return text[1:-1].replace("''", "'")
         if kind == "call":
             return {"always": True, "success": not self.failed, "failure": self.failed}[text]
+        if kind == "tojson":  # a whole context, pretty-printed as GitHub's toJSON does
+            return json.dumps(self.context.get(text[len("toJSON(") : -1]), indent=2)
         if kind == "op":
             assert text == "(", text
             found = self._or()
@@ -281,8 +285,10 @@ def run_action(
     event: dict[str, Any],
     api: str,
     inputs: dict[str, str] | None = None,
+    matrix: dict[str, Any] | None = None,
 ) -> Run:
-    """Every step of action.yml, in order, as a runner would run it in `workspace`."""
+    """Every step of action.yml, in order, as a runner would run it in `workspace` (in a job of
+    a matrix, with these values)."""
     temp = tmp / "runner-temp"
     temp.mkdir(exist_ok=True)
     (tmp / "event.json").write_text(json.dumps(event))
@@ -297,6 +303,7 @@ def run_action(
         "sha": event.get("after", ""),
     }
     context: dict[str, Any] = {"github": github, "runner": {"temp": str(temp), "os": "Linux"}}
+    context["matrix"] = matrix  # null outside a matrix
     given = inputs or {}
     context["inputs"] = {
         name: given.get(name, interpolate(spec_.get("default", ""), context))
@@ -736,6 +743,67 @@ def test_two_comment_keys_keep_two_comments(
         "snapdiff-full-report-releases%2Fv1%2E0%20%28tag%29",
     ]
     assert len({k["path"] for k in kept}) == 2 and all(Path(k["path"]).is_file() for k in kept)
+
+
+def test_the_jobs_of_a_matrix_keep_a_comment_and_an_artifact_each(
+    pull_request: tuple[Path, dict[str, Any]],
+    forge: tuple[Forge, str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 47: two jobs of one matrix (an environment each, say) with the default comment-key
+    overwrote one comment and uploaded one artifact name twice, which fails the second upload.
+    One job's run of the Action names its folder and artifact (snapdiff stands in, ending at
+    once: the names come first); the other job's are what `python -m snapdiff.ci.key` says
+    there; the comment script posts as each job's would."""
+    repo, event = pull_request
+    api, url = forge
+    monkeypatch.setenv("SNAPDIFF_EXIT", "2")
+    casper: dict[str, Any] = {"environment": "casper"}
+    derecho: dict[str, Any] = {"environment": "derecho", "spack": 1.0}
+    kept = run_action(repo, tmp_path, event, url, matrix=derecho).withs["Keep the full report"]
+    name = "release%20notes%2Fnotes%20%28derecho%2C%201%2E0%29"
+    assert kept["name"] == f"snapdiff-full-report-{name}"
+    assert Path(kept["path"]).parent.name == name
+    env = {"COMMENT_KEY": "release notes/notes"}  # the input's default, the same in each job
+    assert key_main(env | {"MATRIX": json.dumps(casper, indent=2)}) == 0
+    assert capsys.readouterr().out == "release%20notes%2Fnotes%20%28casper%29 28\n"
+    comment = tmp_path / "comment.md"
+    comment.write_text("<!-- snapdiff report sha256:0123abcd -->\n## Catalogue changes\n")
+    env |= {
+        "GITHUB_API_URL": url,
+        "GITHUB_REPOSITORY": "owner/catalogue",
+        "GITHUB_TOKEN": TOKEN,
+        "PR_NUMBER": "7",
+    }
+    for matrix in (casper, derecho, casper):  # each job, then the first one's re-run
+        assert comment_main([str(comment)], env | {"MATRIX": json.dumps(matrix, indent=2)}) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "snapdiff: comment 1120 is up to date"
+    markers = [c["body"].split("\n")[0] for c in api.ours()]
+    assert [m.split(" key=")[1] for m in markers] == [
+        "release%20notes/notes%20%28casper%29 -->",
+        "release%20notes/notes%20%28derecho%2C%201.0%29 -->",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("matrix", "said"),
+    [
+        ("null", "k 1\n"),  # outside a matrix: the key alone
+        ("{}", "k 1\n"),
+        (
+            '{"n": 3, "os": {"name": "x"}, "b": true}',
+            "k%20%283%2C%20%7B%22name%22%3A%20%22x%22%7D%2C%20true%29 26\n",
+        ),
+        ("[1]", "::error title=snapdiff::MATRIX is not a JSON object (pass toJSON(matrix))\n"),
+    ],
+)
+def test_a_jobs_key_holds_its_matrix_values_in_order(
+    matrix: str, said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert key_main({"COMMENT_KEY": "k", "MATRIX": matrix}) == (2 if "error" in said else 0)
+    assert capsys.readouterr().out == said
 
 
 def test_outside_a_pull_request_old_and_new_are_required(
