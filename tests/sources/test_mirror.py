@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import http.server
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -64,7 +65,8 @@ def test_the_same_index_under_two_names_is_no_change(
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
     """Serves the mirrors' folder; `/broken/…` answers 500, `/flaky/…` 503 once then as without
-    `/flaky`, `/slow/…` too late, `/cut/…` a body shorter than it says."""
+    `/flaky`, `/unhurried/…` as without it, 30 ms late, `/slow/…` too late, `/cut/…` a body
+    shorter than it says."""
 
     def log_message(self, *args: Any) -> None:  # quiet
         pass
@@ -79,6 +81,10 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             self.send_error(503, "Service Unavailable")
         elif self.path.startswith("/flaky/"):
             self.path = self.path[len("/flaky") :]
+            super().do_GET()
+        elif self.path.startswith("/unhurried/"):  # each file well within every timeout
+            time.sleep(0.03)
+            self.path = self.path[len("/unhurried") :]
             super().do_GET()
         elif self.path.startswith("/slow/"):
             time.sleep(1.0)
@@ -331,6 +337,27 @@ def test_a_server_dripping_bytes_is_stopped_at_the_deadline(
     assert code == 2 and err.count("\n") == 1, err
     address = f"{served}/drip/develop/v3/layout.json"
     assert err.startswith(f"snapdiff: error: {address}: not downloaded within 0.5 s"), err
+
+
+def test_the_deadline_is_one_sides_not_each_downloads(
+    served: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 47: each download had the whole deadline, so a server answering each of many files
+    just within it kept a side open for downloads × deadline. Here 12 mirrors of one side, two
+    files each at 30 ms: 0.72 s of downloads, each well within a deadline of 0.25 s."""
+    for n in range(12):
+        layout2(tmp_path / "www" / f"s{n}", V8)
+    monkeypatch.setattr(web, "DEADLINE", 0.25)
+    more = [w for n in range(1, 12) for w in ("--stack-url", f"s{n}={served}/unhurried/s{n}")]
+    code, _, err = run([str(V7), f"{served}/unhurried/s0", *more], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    said = re.fullmatch(r"snapdiff: error: (\S+): not downloaded within 0.25 s, (.*)\n", err)
+    assert said, err
+    assert said[1].startswith(f"{served}/unhurried/s") and said[1].endswith(".json"), err
+    assert said[2] == (
+        "the time one side's downloads share (try again later, from a closer mirror, or from a "
+        "folder)"
+    )
 
 
 @pytest.mark.parametrize("length", ["abc", "neg"])

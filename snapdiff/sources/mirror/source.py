@@ -129,10 +129,11 @@ def is_address(arg: str, options: LoadOptions) -> bool:
 
 def open_address(arg: str, options: LoadOptions, shared: Interned | None) -> Source:
     """Mirrors over HTTP(S): the address and each `--stack-url`."""
-    from .web import Web  # here: 13 ms of imports that a run reading no address never needs
+    from .web import Budget, Web  # here: 13 ms of imports a run reading no address never needs
 
     mirrors = [(options.stack_name or "root", arg), *options.stack_urls]
-    addresses = (index_of(Web(url, options.progress), stack) for stack, url in mirrors)
+    budget = Budget()  # one for the side: every file of every mirror, every try
+    addresses = (index_of(Web(url, options.progress, budget), stack) for stack, url in mirrors)
     return IndexSource(arg, read_indexes(addresses, options.progress, shared), options)
 
 

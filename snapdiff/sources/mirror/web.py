@@ -1,9 +1,11 @@
 """A build-cache mirror over HTTP(S): bounded in time and size, redirected only to itself.
 
-Each download has a timeout per read (`TIMEOUT`) and a deadline for the whole of it
-(`DEADLINE`: a server dripping a byte a second never ends it otherwise); a 5xx answer or a reset
-connection is tried again (`RETRIES`); a redirect is followed only to the same scheme, host and
-port; the body is never read past the size asked for, nor trusted when it is shorter than it said.
+Each read has a timeout (`TIMEOUT`), and the downloads of one side (every file of its mirrors,
+every try) share one deadline (`DEADLINE`, a `Budget`): a server dripping a byte a second, or
+answering each of many files just within its time, never ends a side otherwise. A 5xx answer or a
+reset connection is tried again (`RETRIES`); a redirect is followed only to the same scheme, host
+and port; the body is never read past the size asked for, nor trusted when it is shorter than it
+said.
 """
 
 from __future__ import annotations
@@ -16,26 +18,54 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import IO, Any
 
 from ...errors import InputError
 from .layouts import FIX
 
-__all__ = ["DEADLINE", "RETRIES", "TIMEOUT", "Web"]
+__all__ = ["DEADLINE", "RETRIES", "TIMEOUT", "Budget", "Web"]
 
 TIMEOUT = 30.0  # seconds a server may take to answer, or between two parts of an answer
-DEADLINE = 900.0  # seconds one download may take: a few hundred MiB of index at 1 MB/s
+DEADLINE = 900.0  # seconds one side's downloads may take in all: many hundred MiB at 1 MB/s
 RETRIES = (1.0, 3.0)  # seconds to wait before each new try, after a 5xx answer or a reset
 _REDIRECT_FIX = "give the address it redirects to, if you trust it"
 
 
-class Web:
-    """A mirror over HTTP(S), its files read by their path below its address."""
+class Budget:
+    """The time one side's downloads may take in all (`DEADLINE`), spent while they run (and
+    while a try waits for the next): shared by the mirrors of one side."""
 
-    def __init__(self, root: str, progress: Callable[[str], None]) -> None:
+    def __init__(self) -> None:
+        self.seconds = DEADLINE  # read now: a test may set a smaller one
+        self.spent = 0.0
+
+    def left(self) -> float:
+        return self.seconds - self.spent
+
+    @contextlib.contextmanager
+    def spending(self) -> Iterator[None]:
+        """Count the time within as spent."""
+        start = time.monotonic()
+        try:
+            yield
+        finally:
+            self.spent += time.monotonic() - start
+
+    def spent_error(self, url: str) -> InputError:
+        """The error of a download that the spent budget ended."""
+        what = f"not downloaded within {self.seconds:g} s, the time one side's downloads share"
+        return InputError(url, what, "try again later, from a closer mirror, or from a folder")
+
+
+class Web:
+    """A mirror over HTTP(S), its files read by their path below its address, in the time its
+    side's `Budget` leaves."""
+
+    def __init__(self, root: str, progress: Callable[[str], None], budget: Budget) -> None:
         self.root = root.rstrip("/")
         self.progress = progress
+        self.budget = budget
 
     def name(self, rel: str) -> str:
         return f"{self.root}/{rel}"
@@ -57,18 +87,19 @@ class Web:
     def _get(self, rel: str, limit: int) -> bytes:
         """The body at an address; a 5xx answer or a reset connection is tried again."""
         url = self.name(rel)
-        for wait in RETRIES:
-            try:
-                return self._try(url, limit, last=False)
-            except _TryAgain:
-                time.sleep(wait)
-        return self._try(url, limit, last=True)
+        with self.budget.spending():
+            for wait in RETRIES:
+                try:
+                    return self._try(url, limit, last=False)
+                except _TryAgain:
+                    time.sleep(max(0.0, min(wait, self.budget.left())))
+            return self._try(url, limit, last=True)
 
     def _try(self, url: str, limit: int, last: bool) -> bytes:
         """One try at an address: its body, or InputError; _TryAgain when it may succeed later
         and this is not the `last` try."""
         try:
-            return _Download(url, self.progress).body(limit)
+            return _Download(url, self.progress, self.budget).body(limit)
         except urllib.error.HTTPError as exc:
             if exc.code < 500 or last:
                 raise InputError(url, f"HTTP {exc.code} {exc.reason}", _fix(exc.code)) from None
@@ -97,18 +128,24 @@ def _fix(status: int) -> str:
 
 
 class _Download:
-    """One download: its connections are shut when the deadline passes, which ends any read."""
+    """One download: its connections are shut when its side's budget is spent, which ends any
+    read."""
 
-    def __init__(self, url: str, progress: Callable[[str], None]) -> None:
+    def __init__(self, url: str, progress: Callable[[str], None], budget: Budget) -> None:
         self.url = url
         self.progress = progress
+        self.budget = budget
         self.expired = False
         self._sockets: list[socket.socket] = []
         self._lock = threading.Lock()
 
     def body(self, limit: int) -> bytes:
-        """The body, or InputError naming the address once the deadline has passed."""
-        timer = threading.Timer(DEADLINE, self._expire)
+        """The body, or InputError naming the address once the side's budget is spent (the
+        time this download takes is counted by its caller)."""
+        left = self.budget.left()
+        if left <= 0:
+            raise self.budget.spent_error(self.url)
+        timer = threading.Timer(left, self._expire)
         timer.daemon = True
         timer.start()
         try:
@@ -119,8 +156,7 @@ class _Download:
         finally:
             timer.cancel()
         if self.expired:
-            what = f"not downloaded within {DEADLINE:g} s"
-            raise InputError(self.url, what, "try again later, or from a closer mirror")
+            raise self.budget.spent_error(self.url)
         return data
 
     def _read(self, limit: int) -> bytes:
