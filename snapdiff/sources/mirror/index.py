@@ -66,13 +66,16 @@ class Read:
         # sorted and shared (one tuple per distinct set of stacks), by hash:
         self.held: dict[str, tuple[str, ...]] = {}  # the stacks holding a record's binary
         self.seen: dict[str, tuple[str, ...]] = {}  # the stacks listing it without its binary
+        self.wheres: dict[str, str] = {}  # each stack's index, to name it on a clash
 
     def add(self, installs: Mapping[str, Install], where: str, stack: str) -> None:
-        """Every record of one index."""
+        """Every record of one index; a hash another index of the side gave as a record of
+        another package is an InputError naming both indexes."""
         from .records import FIX
 
         intern, nodes = self.intern, self.nodes
         alone = intern((stack,))
+        self.wheres.setdefault(stack, where)
         with intern.reading(where, installs):
             for digest, install in installs.items():
                 spec, binary = install.spec, install.in_buildcache
@@ -81,6 +84,8 @@ class Read:
                         raise InputError(where, f"install {digest} has no spec with a name", FIX)
                     continue  # a record with no binary and no spec: nothing to read
                 node = nodes.get(digest)
+                if node is not None and node.name != spec.name:
+                    raise self._clash(digest, spec.name, node.name, where)
                 if node is None or (binary and not node.binary):
                     digest = intern(digest)
                     page, variants = intern.variants(spec, digest)
@@ -93,6 +98,15 @@ class Read:
                     stacks[digest] = alone
                 elif stack not in was:
                     stacks[digest] = self.intern(tuple(sorted((*was, stack))))
+
+    def _clash(self, digest: str, name: str, first: str, where: str) -> InputError:
+        """The error of a hash this index gives as a `name` where an earlier one gave a `first`:
+        a hash is one spec, so one of the two indexes is wrong, and neither can be chosen."""
+        stacks = self.held.get(digest) or self.seen.get(digest) or ()
+        there = next((self.wheres[s] for s in stacks if s in self.wheres), "another index")
+        what = f"hash {digest} is a record of {name} here and of {first} in {there}"
+        fix = "a hash is one spec: rebuild the wrong index with spack buildcache update-index"
+        return InputError(where, what, fix)
 
 
 def _page(source: str, tag: str, name: str, entries: dict[str, Entry]) -> Page:
