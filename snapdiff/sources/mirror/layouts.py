@@ -41,7 +41,8 @@ MAX_INDEX_BYTES = 2 * 2**30  # a whole develop index is a few hundred MiB
 # by 4 spaces. A blob inflating more than 100x is no index: a gzip bomb (1,000x) stops there.
 MAX_RATIO = 100
 _RATIO_ALLOWANCE = 2**20  # bytes any blob may inflate to, whatever its size
-_INFLATE_CHUNK = 2**20
+_INFLATE_CHUNK = 2**20  # bytes inflated at a time
+_FEED_CHUNK = 2**16  # compressed bytes given at a time
 _BOMB_FIX = "not a real index: the mirror is damaged or hostile"
 DB_VERSIONS = (6, 7, 8, 9)  # Spack database versions snapdiff reads (9: Spack 1.3)
 _DB_MEDIA = re.compile(r"application/vnd\.spack\.db\.v([0-9]+)\+json")
@@ -52,11 +53,12 @@ _NOT_REGULAR_FIX = "snapdiff reads only regular files inside a mirror: replace i
 
 
 class Index(NamedTuple):
-    """One stack's build-cache index: where it came from, its stack, and its JSON bytes."""
+    """One stack's build-cache index: where it came from, its stack, and its JSON bytes (as
+    read, or inflated in place: one copy either way)."""
 
     where: str
     stack: str
-    data: bytes
+    data: bytes | bytearray
 
 
 class Location(Protocol):
@@ -138,7 +140,7 @@ def _entry(manifest: Any, where: str) -> dict[str, Any]:
     return found[max(found)]
 
 
-def _v3_index(mirror: Location) -> tuple[str, bytes]:
+def _v3_index(mirror: Location) -> tuple[str, bytes | bytearray]:
     """(where, JSON) of a layout 3 mirror's index, its blob checked and decompressed."""
     where = mirror.name(_MANIFEST)
     try:
@@ -158,30 +160,35 @@ def _v3_index(mirror: Location) -> tuple[str, bytes]:
         what = f"does not match its manifest ({len(data)} bytes, {algorithm} checked)"
         raise InputError(mirror.name(blob), what, "the mirror is damaged: fetch it again")
     if compression == "gzip":
-        data = _gunzip(data, mirror.name(blob))
+        return mirror.name(blob), _gunzip(data, mirror.name(blob))
     return mirror.name(blob), data
 
 
-def _gunzip(data: bytes, where: str) -> bytes:
-    """A gzip blob decompressed a chunk at a time, stopped as soon as it passes what an index of
-    its compressed size can inflate to (`inflate_bound`): a bomb costs at most that bound."""
+def _gunzip(data: bytes, where: str) -> bytearray:
+    """A gzip blob decompressed a chunk at a time into one buffer, stopped as soon as it passes
+    what an index of its compressed size can inflate to (`inflate_bound`): a bomb costs at most
+    that bound. The buffer grows in place (a large one is remapped, not copied) and is handed on
+    as it is: chunks joined at the end held the index twice, 4.1 GiB for a 33 MiB blob; and the
+    blob is fed a slice at a time, as zlib copies what a call leaves unread."""
     bound = inflate_bound(len(data))
     inflate = zlib.decompressobj(wbits=16 + zlib.MAX_WBITS)
-    parts, size, rest = [], 0, data
+    out, view, at = bytearray(), memoryview(data), 0
+    rest: bytes | memoryview = b""
     try:
         while not inflate.eof:
-            part = inflate.decompress(rest, min(_INFLATE_CHUNK, bound + 1 - size))
+            if not rest and at < len(view):  # fed a slice at a time: zlib's tail of unused
+                rest, at = view[at : at + _FEED_CHUNK], at + _FEED_CHUNK  # input is a copy
+            part = inflate.decompress(rest, min(_INFLATE_CHUNK, bound + 1 - len(out)))
             rest = inflate.unconsumed_tail
-            if not part and not rest:
+            if not part and not rest and at >= len(view):
                 raise zlib.error("the data ends before the gzip stream does")
-            parts.append(part)
-            size += len(part)
-            if size > bound:
+            out += part
+            if len(out) > bound:
                 what = f"inflates past {bound:,} bytes, more than an index of {len(data):,}"
                 raise InputError(where, f"{what} compressed bytes can hold", _BOMB_FIX)
     except zlib.error as exc:
         raise InputError(where, f"not gzip data ({exc})", "the mirror is damaged") from None
-    return b"".join(parts)
+    return out
 
 
 def inflate_bound(compressed: int) -> int:

@@ -132,7 +132,7 @@ class _Outline(msgspec.Struct, frozen=True, gc=False):
 _NOT_A_DATABASE = "not a Spack database: no database.installs"
 
 
-def decode_index(raw: bytes, where: str) -> dict[str, Install]:
+def decode_index(raw: bytes | bytearray, where: str) -> dict[str, Install]:
     """The install records of an index, by hash; refused in one line naming the record that is
     not of Spack's shape."""
     try:
@@ -167,7 +167,7 @@ def field_error(
     return f"{what}: {message[:1].lower()}{message[1:]}"
 
 
-def _refusal(raw: bytes, where: str) -> InputError:
+def _refusal(raw: bytes | bytearray, where: str) -> InputError:
     """Why the schema refused an index, found again a layer at a time: msgspec's path names a
     record `installs[...]`, never its hash. Runs only on a bad index."""
     try:
