@@ -9,15 +9,20 @@ One to one, or (along one dimension other than variants) many to one and one to 
 `gcc@11.4.0` and `oneapi@2024.2.0` folding into no compiler (`none`), every dropped one related
 to the new one. One dimension is tried before two; every choice is made in sorted order, so the
 result never depends on set order or the hash seed.
+
+No dropped configuration is weighed against every new one (issue 47: a page of thousands took
+a minute): related configurations are found by keys they share (`_kin`), within groups of those
+equal outside a plan's dimensions, so the time is n·log n in the configurations (the sorting),
+times the ten plans and the stacks of each configuration's specs.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from itertools import combinations
 
-from ..model import Configuration, PageEntries, related
+from ..model import Configuration, PageEntries, related_keys
 from ..report import Change
 from ..versions import versions_of
 from .classify import Facts
@@ -30,9 +35,11 @@ __all__ = ["DIMENSIONS", "dimension_value", "find_migrations"]
 DIMENSIONS = ("os", "compiler", "target", "variants")
 _PLANS: list[tuple[str, ...]] = [(d,) for d in DIMENSIONS] + list(combinations(DIMENSIONS, 2))
 
-# each dropped and each new configuration -> those of the other side it is related to
-_Links = Mapping[Configuration, set[Configuration]]
+# each dropped and each new configuration -> its keys (`_kin`): related where they share one
+_Kin = Mapping[Configuration, list[object]]
 _Pairs = list[tuple[list[Configuration], list[Configuration]]]  # (dropped, new) that migrate
+# In `_kin`'s keys: a configuration of the old (new) side whose specs are in no stack but `root`
+_NO_STACK = ("no stack, old side", "no stack, new side")
 
 
 def dimension_value(config: Configuration, dimension: str) -> str | tuple[str, ...]:
@@ -41,28 +48,22 @@ def dimension_value(config: Configuration, dimension: str) -> str | tuple[str, .
     return value
 
 
-def _links(
-    dropped: set[Configuration],
-    new: set[Configuration],
-    old_side: PageEntries,
-    new_side: PageEntries,
-) -> _Links:
-    """Which dropped and new configurations are related (SPEC section 2a), pair by pair: the
-    SPEC's test is of "the dropped and the new configuration's specs", so a many-to-one
-    migration needs every one of its dropped configurations to pass it with the new one. The
-    stack test is skipped where either configuration's specs are in no stack but `root`."""
-    stacks_old, stacks_new = old_side.stacks_by_configuration(), new_side.stacks_by_configuration()
-    links: dict[Configuration, set[Configuration]] = defaultdict(set)
-    for a in dropped:
-        here = stacks_old[a] - {ROOT}
-        for b in new:
-            there = stacks_new[b] - {ROOT}
-            if here and there and not here & there:
-                continue  # built by other pipelines
-            if related((a.platform, b.platform), (a.target, b.target), (a.compiler, b.compiler)):
-                links[a].add(b)
-                links[b].add(a)
-    return links
+def _kin(
+    configs: Iterable[Configuration], stacks: Mapping[Configuration, frozenset[str]], old: bool
+) -> dict[Configuration, list[object]]:
+    """Each configuration's keys, such that a dropped and a new configuration are related
+    (SPEC section 2a) exactly when they share one: `related_keys` of its builds, each with a
+    stack of its specs other than `root` (where it has none, a key every configuration of the
+    other side holds: the stack test is then skipped), and a key every configuration of the
+    other side with no such stack holds. A configuration's keys are 2 or 3 times its stacks
+    plus one: the relation is found in time linear in those, never pair by pair."""
+    mine, theirs = _NO_STACK if old else _NO_STACK[::-1]
+    found: dict[Configuration, list[object]] = {}
+    for config in configs:
+        own = [(s,) for s in sorted(stacks.get(config, frozenset()) - {ROOT})] or [(mine,)]
+        builds = related_keys(config.platform, config.target, config.compiler, old)
+        found[config] = [(build, stack) for build in builds for stack in [*own, (theirs,)]]
+    return found
 
 
 def _rest(config: Configuration, dims: tuple[str, ...]) -> tuple[object, ...]:
@@ -72,26 +73,39 @@ def _rest(config: Configuration, dims: tuple[str, ...]) -> tuple[object, ...]:
     )
 
 
-def _components(olds: list[Configuration], news: list[Configuration], links: _Links) -> _Pairs:
+def _components(olds: list[Configuration], news: list[Configuration], kin: _Kin) -> _Pairs:
     """Configurations equal outside some dimensions, in the sets relatedness joins (each with
-    a configuration of each side; one related to none of the others is left out), in order."""
-    members, seen = {*olds, *news}, set()
-    found: _Pairs = []
-    for start in olds:
-        if start in seen or not links.get(start, set()) & members:
-            continue
-        joined, frontier = {start}, [start]
-        while frontier:
-            for other in (links[frontier.pop()] & members) - joined:
-                joined.add(other)
-                frontier.append(other)
-        seen |= joined
-        found.append(([c for c in olds if c in joined], [c for c in news if c in joined]))
-    return found
+    a configuration of each side; one related to none of the others is left out), in order.
+
+    The configurations holding one key, when it has some of each side, are all related to
+    each other (a dropped one to each new one): they are joined, by union-find, so the time is
+    linear in the configurations' keys, with no pair weighed."""
+    parent = list(range(len(olds) + len(news)))
+
+    def root(at: int) -> int:
+        while parent[at] != at:
+            parent[at] = at = parent[parent[at]]
+        return at
+
+    holders: dict[object, tuple[list[int], list[int]]] = {}
+    for side, configs, offset in ((0, olds, 0), (1, news, len(olds))):
+        for index, config in enumerate(configs, offset):
+            for key in kin[config]:
+                holders.setdefault(key, ([], []))[side].append(index)
+    for gone, came in holders.values():
+        if gone and came:
+            first = root(gone[0])
+            for index in gone[1:] + came:
+                parent[root(index)] = first
+    joined: dict[int, tuple[list[Configuration], list[Configuration]]] = {}
+    for index, config in enumerate([*olds, *news]):
+        joined.setdefault(root(index), ([], []))[index >= len(olds)].append(config)
+    # each in the order of its first dropped configuration (`olds` are sorted)
+    return [(gone, came) for gone, came in joined.values() if gone and came]
 
 
 def _match(
-    dropped: set[Configuration], new: set[Configuration], dims: tuple[str, ...], links: _Links
+    dropped: set[Configuration], new: set[Configuration], dims: tuple[str, ...], kin: _Kin
 ) -> _Pairs:
     """The dropped and new configurations that pair along `dims` and nothing else, unambiguously:
     one to one, many to one or one to many (along one dimension other than variants), every
@@ -110,25 +124,12 @@ def _match(
         (olds, news)
         for _, (group_olds, group_news) in sorted(groups.items(), key=lambda item: repr(item[0]))
         if group_olds and group_news
-        for olds, news in _components(group_olds, group_news, links)
+        for olds, news in _components(group_olds, group_news, kin)
         if (len(olds) == len(news) == 1 or (many and min(len(olds), len(news)) == 1))
         and all(
             dimension_value(a, d) != dimension_value(b, d) for a in olds for b in news for d in dims
         )
     ]
-
-
-def _plans(links: _Links) -> list[tuple[str, ...]]:
-    """The plans that can pair anything: those holding every dimension some related dropped
-    and new configuration differ on (a pair differing on the platform never pairs). The fields
-    each pair differs on are worked out once, not once a plan."""
-    fields = Configuration._fields
-    apart = {
-        frozenset(name for name, x, y in zip(fields, a, b, strict=True) if x != y)
-        for a, others in links.items()
-        for b in others
-    }
-    return [plan for plan in _PLANS if any(differ.issubset(plan) for differ in apart)]
 
 
 # A migration's dimensions, platform, and values before and after
@@ -152,18 +153,17 @@ def find_migrations(facts: Facts, old: PageEntries, new: PageEntries) -> Facts:
     came = {f.configurations_new[0] for f in facts if f.kind == "new-configuration"}
     if not dropped or not came:
         return facts  # nothing to pair
-    links = _links(dropped, came, old, new)
-    if not links:
-        return facts  # nothing related
+    kin = _kin(dropped, old.stacks_by_configuration(), True)
+    kin |= _kin(came, new.stacks_by_configuration(), False)
     whole |= {f.configurations_new[0]: f for f in facts if f.kind == "new-configuration"}
     # (dimensions, platform and values before and after) -> the configurations that moved so
     moves: dict[_Move, tuple[set[Configuration], set[Configuration]]] = defaultdict(
         lambda: (set(), set())
     )
-    for plan in _plans(links):
+    for plan in _PLANS:
         if not dropped or not came:
             break  # nothing left to pair
-        for olds, news in _match(dropped, came, plan, links):
+        for olds, news in _match(dropped, came, plan, kin):
             move: _Move = (plan, olds[0].platform, _values(olds, plan), _values(news, plan))
             moves[move][0].update(olds)
             moves[move][1].update(news)

@@ -30,7 +30,7 @@ from .records import (
     configuration_of,
     counted_apart,
 )
-from .related import compiler_family, related, target_family
+from .related import compiler_family, related, related_keys, target_family
 
 __all__ = [
     "NOTHING",
@@ -60,6 +60,7 @@ __all__ = [
     "normal_variant",
     "normal_variants",
     "related",
+    "related_keys",
     "renamed",
     "target_family",
     "written_as",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from snapdiff.model import compiler_family, related, target_family
+from snapdiff.model import compiler_family, related, related_keys, target_family
 
 LINUX = ("linux", "linux")
 
@@ -62,3 +62,20 @@ def test_related(
     expected: bool,
 ) -> None:
     assert related(platforms, targets, compilers) is expected
+
+
+def test_builds_share_a_key_exactly_when_they_are_related() -> None:
+    """`related_keys` finds related builds by a dict (issue 47: never weighing every pair)."""
+    platforms = ("linux", "cray", "darwin")
+    targets = ("zen3", "x86_64_v3", "neoverse_v2", "m1", "power9le", "not-a-target")
+    compilers: tuple[str, ...] = ("gcc@11.4.0", "gcc@=13.2.0", "none", "oneapi@2024.2.0")
+    compilers += ("clang@17.0.6",)
+    compilers += ("intel-oneapi-compilers@2025.1.0", "llvm@18.1.0", "intel@19.1.2")
+    compilers += ("nvhpc@24.7",)
+    builds = [(p, t, c) for p in platforms for t in targets for c in compilers]
+    old_keys = {b: set(related_keys(*b, old=True)) for b in builds}
+    new_keys = {b: set(related_keys(*b, old=False)) for b in builds}
+    for a in builds:
+        for b in builds:
+            shared = bool(old_keys[a] & new_keys[b])
+            assert shared == related((a[0], b[0]), (a[1], b[1]), (a[2], b[2])), (a, b)

@@ -133,14 +133,45 @@ class Package:
     stacks_old: dict[Config, set[str]]  # the stacks of each configuration's specs, on each side
     stacks_new: dict[Config, set[str]]
     migrated: set[Config] = field(default_factory=set)  # in the package's migration records
+    # looked up, not searched (a package can have thousands of configurations and records):
+    # (side, configuration) -> its removed (added) specs by version; dimensions -> `outside`
+    _specs: dict[tuple[str, Config], dict[str, set[str]]] = field(default_factory=dict)
+    _outside: dict[tuple[int, ...], dict[tuple[Any, ...], tuple[list[Config], list[Config]]]] = (
+        field(default_factory=dict)
+    )
 
     def at(self, hashes: list[str], side: str) -> dict[str, tuple[Config, str]]:
         found = self.removed if side == "old" else self.added
         return {h: found[h] for h in hashes}
 
     def specs(self, side: str, config: Config, version: str | None = None) -> set[str]:
-        found = self.removed if side == "old" else self.added
-        return {h for h, (c, v) in found.items() if c == config and version in (None, v)}
+        if not self._specs:
+            for name, found in (("old", self.removed), ("new", self.added)):
+                for h, (c, v) in found.items():
+                    self._specs.setdefault((name, c), {}).setdefault(v, set()).add(h)
+        by_version = self._specs.get((side, config), {})
+        if version is not None:
+            return set(by_version.get(version, ()))
+        return set().union(*by_version.values())
+
+    def outside(
+        self, dims: tuple[int, ...]
+    ) -> dict[tuple[Any, ...], tuple[list[Config], list[Config]]]:
+        """The configurations one side lacks that hold removed (added) specs, by their values
+        outside `dims`: dropped ones, then new ones."""
+        if dims not in self._outside:
+            found: dict[tuple[Any, ...], tuple[list[Config], list[Config]]] = defaultdict(
+                lambda: ([], [])
+            )
+            for index, (mine, theirs, side) in enumerate(
+                ((self.v_old, self.v_new, "old"), (self.v_new, self.v_old, "new"))
+            ):
+                for c in mine.keys() - theirs.keys():
+                    if self.specs(side, c):
+                        rest = tuple(None if i in dims else v for i, v in enumerate(c))
+                        found[rest][index].append(c)
+            self._outside[dims] = found
+        return self._outside[dims]
 
 
 def _tag_hashes(side: Side) -> set[tuple[str, str]]:
@@ -301,11 +332,11 @@ def _check_migration(
         # configurations one side lacks that hold removed (added) specs: one whose specs all
         # moved from another page holds none, and is not a new configuration of this package
         # (one in another migration is taken: one dimension is preferred to two)
-        free = {*olds, *news} | (set(p.v_old) | set(p.v_new)) - p.migrated
-        dropped = [c for c in free & p.v_old.keys() - p.v_new.keys() if rest(c) == key]
-        came = [c for c in free & p.v_new.keys() - p.v_old.keys() if rest(c) == key]
-        dropped = [c for c in dropped if p.specs("old", c)]
-        came = [c for c in came if p.specs("new", c)]
+        own = {*olds, *news}
+        dropped, came = (
+            [c for c in cs if c in own or c not in p.migrated]
+            for cs in p.outside(tuple(dims)).get(key, ([], []))
+        )
         # only related configurations pair: one unrelated to this group is no rival of it
         dropped = [c for c in dropped if c in before or any(related(c, b, p) for b in after)]
         came = [c for c in came if c in after or any(related(a, c, p) for a in before)]
