@@ -76,7 +76,7 @@ def describe(
     `old` and `new` are every configuration of the package on each side; `spelling` gives
     each normalised compiler and variant as the pages write it (the new side's first).
     """
-    package = Package(old, new, spelling)
+    package = Package.of(old, new, spelling)
     return tuple(_said(change, _sentence(change, package)) for change in merge(facts))
 
 

@@ -18,25 +18,42 @@ __all__ = ["CLASSES", "ClassInfo", "Counted", "Package"]
 
 
 class Package(NamedTuple):
-    """What a record's sentence needs of its package: every configuration on each side, and
-    each normalised compiler and variant as the pages write it."""
+    """What a record's sentence needs of its package: every configuration on each side, each
+    normalised compiler and variant as the pages write it, per platform the number of its
+    configurations on the new side and whether the old side has the same ones, and whether
+    both sides have the same configurations (worked out once a package, not once a record: a
+    package can have thousands of records)."""
 
     old: ConfigVersions
     new: ConfigVersions
     spelling: Mapping[str, str]
+    platforms: Mapping[str, tuple[int, bool]]
+    alike: bool
+
+    @classmethod
+    def of(cls, old: ConfigVersions, new: ConfigVersions, spelling: Mapping[str, str]) -> Package:
+        """The package with these configurations and spellings."""
+        sides: tuple[dict[str, set[Configuration]], ...] = ({}, {})
+        for side, configs in zip(sides, (old, new), strict=True):
+            for config in configs:
+                side.setdefault(config.platform, set()).add(config)
+        before, after = sides
+        platforms = {p: (len(here), before.get(p) == here) for p, here in after.items()}
+        return cls(old, new, spelling, platforms, old.keys() == new.keys())
 
 
 def _where(change: Change, package: Package, said: Words) -> None:
     """ "in all 3 `linux` configurations", "in 2 `linux` configurations", "in 4 configurations"."""
     configs = change.configurations_new or change.configurations_old
-    old, new = package.old, package.new
+    new = package.new
     platforms = {c.platform for c in configs}
     count = len(configs)
+    distinct = len(set(configs))
+    everywhere = all(c in new for c in configs)  # then they are every one when as many
     if len(platforms) == 1:
         (platform,) = platforms
-        here = {c for c in new if c.platform == platform}
-        every = {c for c in old if c.platform == platform} == here
-        if every and set(configs) == here:
+        here, every = package.platforms.get(platform, (0, False))
+        if every and everywhere and distinct == here:
             if count == 1:
                 said.say(" in its only {} configuration", platform)
             else:
@@ -44,7 +61,7 @@ def _where(change: Change, package: Package, said: Words) -> None:
         else:
             said.say(f" in {count:,} {{}} configuration{'s' * (count != 1)}", platform)
         return
-    every = set(configs) == set(old) == set(new)
+    every = package.alike and everywhere and distinct == len(new)
     said.say(f" in {'all ' if every else ''}{counted(count, 'configuration')}")
 
 

@@ -10,16 +10,19 @@ from __future__ import annotations
 import random
 import sys
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from checker import check_report
-from migrationgen import write_indexes, write_pages
+from migrationgen import write_indexes, write_pages, write_versions
 from pagegen import as_json
 
 from snapdiff.compare import migrations
+from snapdiff.compare.builtas import Built
+from snapdiff.compare.claims import describe
+from snapdiff.compare.classify import classify
 from snapdiff.compare.diff import diff_snapshots
 from snapdiff.model import Configuration, related
 from snapdiff.sources import load_pair
@@ -77,6 +80,48 @@ def test_migrations_weigh_no_dropped_configuration_against_every_new_one(
     pair = load_pair(str(old), str(new))
     files = (str(Path("compare", "migrations.py")), str(Path("model", "related.py")))
     assert _calls(files, lambda: diff_snapshots(*pair)) <= 200 * n
+
+
+class _Counted(dict[Configuration, set[str]]):
+    """A package's configurations that count the times they are gone through."""
+
+    walks = 0
+
+    def __iter__(self) -> Iterator[Configuration]:
+        _Counted.walks += 1
+        return super().__iter__()
+
+    def keys(self) -> Any:
+        _Counted.walks += 1
+        return super().keys()
+
+
+def test_sentences_go_through_a_packages_configurations_once_not_once_a_record() -> None:
+    """3,000 configurations kept, each with an upgrade of its own: 3,000 records, whose words
+    ("in its only `linux` configuration", "in all 9 ...") were each worked out by going through
+    every configuration of the package."""
+    configs = [
+        Configuration("ubuntu22.04", "linux", "zen3", "gcc@13.0.0", (f"+v{i}",))
+        for i in range(3000)
+    ]
+    removed: list[tuple[str, Built]] = [(f"old{i}", (c, f"1.{i}")) for i, c in enumerate(configs)]
+    added: list[tuple[str, Built]] = [(f"new{i}", (c, f"2.{i}")) for i, c in enumerate(configs)]
+    old = _Counted({c: {f"1.{i}"} for i, c in enumerate(configs)})
+    new = _Counted({c: {f"2.{i}"} for i, c in enumerate(configs)})
+    facts = classify(removed, added, old, new)
+    _Counted.walks = 0
+    changes = describe(facts, old, new, {})
+    assert len(changes) == 3000 and _Counted.walks <= 10
+    assert changes[0].sentence.plain().endswith("in 1 linux configuration: 1 → 1 spec")
+
+
+def test_a_package_of_kept_configurations_each_with_its_own_version_is_explained(
+    tmp_path: Path,
+) -> None:
+    data = _report(tmp_path, write_versions, 200)
+    (package,) = data["packages"]
+    assert len(package["changes"]) == 200
+    assert {change["class"] for change in package["changes"]} == {"upgrade"}
 
 
 # the values relatedness looks at, and others: a configuration made of them at random

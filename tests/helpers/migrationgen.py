@@ -1,5 +1,6 @@
 """SYNTHETIC: one package whose configurations nearly all changed (issue 47 item 3), as a
-catalogue page pair or a build-cache index pair, seeded.
+catalogue page pair or a build-cache index pair, seeded; or whose configurations all moved
+version, each its own way.
 
 Everything made here is synthetic (made-up versions, hashes and variant names): the package
 `quadratic` has N configurations on the old side (os, target, compiler and variants drawn at
@@ -12,8 +13,12 @@ another target family: unrelated), a few kept (rebuilt). Every output folder get
     python tests/helpers/migrationgen.py page OUT --configurations 3000 --seed 1
     python tests/helpers/migrationgen.py index OUT --configurations 3000 --seed 1
 
+    python tests/helpers/migrationgen.py versions OUT --configurations 3000 --seed 1
+
 writes OUT/old and OUT/new: catalogue trees (`_cache/develop/quadratic/specs.md`) or mirrors
-(`<stack>/build_cache/index.json`, Spack database version 7).
+(`<stack>/build_cache/index.json`, Spack database version 7); `versions` is the other shape of
+a package with many changed configurations: every configuration kept, each moving from a
+version of its own to another (a record a configuration).
 """
 
 from __future__ import annotations
@@ -135,6 +140,31 @@ def write_pages(out: Path, n: int, seed: int) -> tuple[Path, Path]:
     return sides[0], sides[1]
 
 
+def write_versions(out: Path, n: int, seed: int) -> tuple[Path, Path]:
+    """OUT/old and OUT/new as catalogue trees: N configurations kept, configuration i at version
+    `1.i` before and `2.i` after."""
+    configs, _ = configurations(n, seed)
+    rng = random.Random(seed)
+    sides = []
+    for side, major in (("old", 1), ("new", 2)):
+        entries = [
+            spec(
+                _digest(rng),
+                f"{major}.{i}",
+                (c[4], "root"),
+                os=c[0],
+                target=c[1],
+                compiler=c[2],
+                variants=c[3],
+            )
+            for i, c in enumerate(configs)
+        ]
+        write_page(out / side, NAME, entries)
+        _sidecar(out / side, "versions", n, seed)
+        sides.append(out / side)
+    return sides[0], sides[1]
+
+
 def _record(version: str, config: Config) -> dict[str, Any]:
     os_, target, compiler, variants, _ = config
     name, _, compiler_version = compiler.partition("@")
@@ -171,7 +201,7 @@ def write_indexes(out: Path, n: int, seed: int) -> tuple[Path, Path]:
     return sides[0], sides[1]
 
 
-WRITERS = {"page": write_pages, "index": write_indexes}
+WRITERS = {"page": write_pages, "index": write_indexes, "versions": write_versions}
 
 
 def main(argv: list[str] | None = None) -> int:
