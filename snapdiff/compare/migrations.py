@@ -125,6 +125,8 @@ def _match(
         for _, (group_olds, group_news) in sorted(groups.items(), key=lambda item: repr(item[0]))
         if group_olds and group_news
         for olds, news in _components(group_olds, group_news, kin)
+        # the shape first: one side is then one configuration, so the values are compared
+        # in time linear in the other, never pair by pair
         if (len(olds) == len(news) == 1 or (many and min(len(olds), len(news)) == 1))
         and all(
             dimension_value(a, d) != dimension_value(b, d) for a in olds for b in news for d in dims
