@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import replace
+from functools import reduce
 from itertools import chain, compress
 from operator import attrgetter, itemgetter, not_, or_
 from typing import Any, cast
@@ -28,34 +29,36 @@ from .predecessors import pair_predecessors
 __all__ = ["missing_dependencies", "narrow_rebuilds", "rebuild_causes", "rebuild_scheme"]
 
 Nodes = Mapping[str, Node]
-# What a rebuilt spec with no own change reaches by new edges: the triggers (by any path, by
-# link/run paths only), and whether a path leaves the index's rebuilt specs. One object per
-# distinct value: 10^5 specs share a few hundred.
-Reach = tuple[frozenset[str], frozenset[str], bool]
-_NONE: frozenset[str] = frozenset()
+# What a rebuilt spec with no own change reaches by new edges: the causes (by any path, by
+# link/run paths only), each a bit of an int (the causes numbered in hash order), and whether
+# a path leaves the index's rebuilt specs. An int of bits, not a set of hashes: a ladder of
+# triggers gives each spec its own set (quadratic as sets, an eighth of a byte a pair as bits);
+# one object per distinct value: 10^5 specs share a few hundred.
+Reach = tuple[int, int, bool]
 _NAME, _DEPS = attrgetter("name"), attrgetter("deps")
 _BINARY, _EXTERNAL = attrgetter("binary"), attrgetter("external")
 _TRIGGERS, _LINKED, _LEAVES = itemgetter(0), itemgetter(1), itemgetter(2)
 _COUNT = itemgetter(1)
-_NOTHING: Reach = (_NONE, _NONE, False)  # an edge to a record `OLD` holds, or closing a cycle
-_OUTSIDE: Reach = (_NONE, _NONE, True)  # an edge to a hash no rebuilt spec has
+_NOTHING: Reach = (0, 0, False)  # an edge to a record `OLD` holds, or closing a cycle
+_OUTSIDE: Reach = (0, 0, True)  # an edge to a hash no rebuilt spec has
 
 
 class _Walk:
     """One memoised depth-first walk down the new edges of the rebuilt specs with no own change:
-    each spec finished once, from its dependencies' results (linear in specs and edges).
+    each spec finished once, from its dependencies' results (linear in specs and edges, and in
+    bits of the causes reached).
     `triggers`: every cause a walk stops at, the rebuilt specs with an own change and the new
-    builds."""
+    builds; `causes` the same in hash order, bit `i` of a reach standing for `causes[i]`."""
 
     def __init__(self, new: Nodes, old: Nodes, rebuilt: set[str], triggers: set[str]):
         self.new, self.rebuilt, self.triggers = new, rebuilt, triggers
+        self.causes = sorted(triggers)
         self.todo = rebuilt - triggers  # the specs the walk finishes, until it does
         self.cycles: list[tuple[str, str]] = []  # edges that close a cycle: left out
         # what each hash an edge names brings: nothing (a record `old` holds), a trigger (by a
         # link/run edge or not), or the reach of a spec finished
         self.reach: dict[str, Reach] = dict.fromkeys(old, _NOTHING)
-        self.reach.update((t, (frozenset((t,)), frozenset((t,)), False)) for t in triggers)
-        self._sets: dict[frozenset[str], frozenset[str]] = {_NONE: _NONE}
+        self.reach.update((t, (1 << i, 1 << i, False)) for i, t in enumerate(self.causes))
         self._reaches: dict[tuple[frozenset[Reach], frozenset[Reach]], Reach] = {}
         # by id of a tuple of edge kinds (shared by records alike, alive with them): link/run
         self._links: dict[int, tuple[bool, ...]] = {}
@@ -99,8 +102,8 @@ class _Walk:
         key = (frozenset(reaches), frozenset(compress(reaches, links)))
         reach = self._reaches.get(key)
         if reach is None:
-            found = self._one(_NONE.union(*map(_TRIGGERS, key[0])))
-            linked = self._one(_NONE.union(*map(_LINKED, key[1])))
+            found = reduce(or_, map(_TRIGGERS, key[0]), 0)
+            linked = reduce(or_, map(_LINKED, key[1]), 0)
             reach = self._reaches[key] = (found, linked, any(map(_LEAVES, key[0])))
         return reach
 
@@ -109,9 +112,23 @@ class _Walk:
         record in `new` (every other hash only `new` holds is a trigger or a new build)."""
         return _NOTHING if digest in self.rebuilt else _OUTSIDE
 
-    def _one(self, found: frozenset[str]) -> frozenset[str]:
-        """One object per distinct set of triggers: most specs share a few."""
-        return self._sets.setdefault(found, found)
+    def hashes(self, bits: int) -> tuple[str, ...]:
+        """The causes the bits stand for, in hash order."""
+        return tuple(map(self.causes.__getitem__, _ones(bits)))
+
+
+def _ones(bits: int) -> list[int]:
+    """The positions of the bits set, lowest first (a pass over the set bits, from C's
+    formatting of the int rather than a shift per bit)."""
+    if bits & (bits - 1) == 0:  # none or one: most reaches
+        return [bits.bit_length() - 1] if bits else []
+    text = format(bits, "b")
+    top = len(text) - 1
+    found, at = [], text.rfind("1")
+    while at >= 0:
+        found.append(top - at)
+        at = text.rfind("1", 0, at)
+    return found
 
 
 Spread = tuple[tuple[str, ...], tuple[tuple[str, int], ...]]
@@ -146,6 +163,11 @@ def _packages_of(groups: Groups) -> tuple[tuple[str, int], ...]:
     return tuple(sorted(sorted(packages.items()), key=_COUNT, reverse=True))
 
 
+# A cause reached by more groups of specs than an eighth of its specs (a ladder of triggers:
+# each spec a group of its own) has its specs counted one by one, in C, not group by group
+_BY_SPEC = 8
+
+
 class _Reached:
     """What the walk concluded, gathered per trigger a group of specs at a time: the specs of
     each distinct reach (a few hundred groups for 10^5 specs), each group sorted by hash."""
@@ -154,29 +176,38 @@ class _Reached:
         groups: defaultdict[Reach, list[str]] = defaultdict(list)
         for digest, reach in zip(specs, map(walk.reach.__getitem__, specs), strict=True):
             groups[reach].append(digest)
+        self.new = new
         self.cascade: dict[str, list[list[str]]] = {t: [] for t in walk.triggers}
         self.build_only: dict[str, list[list[str]]] = {t: [] for t in walk.triggers}
-        self.parts: dict[str, Groups] = {t: [] for t in walk.triggers}
-        self.build_parts: dict[str, Groups] = {t: [] for t in walk.triggers}
+        self.parts: dict[int, tuple[set[str], Counter[str]]] = {}  # by id of a group
         self.scheme: list[str] = []
         self.unexplained: list[str] = []
         for (causes, linked, leaves), group in groups.items():
             if not causes:
                 (self.unexplained if leaves else self.scheme).extend(group)
                 continue
-            part = _group(group, new)
-            for cause in causes:
+            for i in _ones(causes):
+                cause = walk.causes[i]
                 self.cascade[cause].append(group)
-                self.parts[cause].append(part)
-                if cause not in linked:
+                if not linked >> i & 1:
                     self.build_only[cause].append(group)
-                    self.build_parts[cause].append(part)
+
+    def counted(self, groups: list[list[str]]) -> Groups:
+        """Groups of specs as their stacks and packages: each group's once, shared by the
+        causes reaching it, or, for groups of a spec or two, their specs' all at once."""
+        if len(groups) * _BY_SPEC > sum(map(len, groups)):
+            return [_group(list(chain.from_iterable(groups)), self.new)]
+        parts = self.parts
+        for group in groups:
+            if id(group) not in parts:
+                parts[id(group)] = _group(group, self.new)
+        return [parts[id(group)] for group in groups]
 
 
 def _cascades(walk: _Walk, specs: list[str], pairs: Mapping[str, str], new: Nodes) -> list[Cascade]:
     """The rebuilt specs (sorted) that reach a trigger, each with its causes sorted."""
     reaches = list(map(walk.reach.__getitem__, specs))
-    ordered = {r[0]: tuple(sorted(r[0])) for r in set(reaches)}
+    ordered = {r[0]: walk.hashes(r[0]) for r in set(reaches)}
     caused = list(compress(specs, map(_TRIGGERS, reaches)))
     causes = map(ordered.__getitem__, filter(None, map(_TRIGGERS, reaches)))
     names = map(_NAME, map(new.__getitem__, caused))
@@ -184,31 +215,40 @@ def _cascades(walk: _Walk, specs: list[str], pairs: Mapping[str, str], new: Node
 
 
 _Caused = tuple[
-    tuple[str, ...], tuple[str, ...], tuple[str, ...], tuple[tuple[str, int], ...]
-]  # a cause's cascade, its build-only part, its stacks, its cascade by package
+    tuple[str, ...],
+    tuple[str, ...],
+    tuple[str, ...],
+    tuple[tuple[str, int], ...],
+    tuple[tuple[str, int], ...],
+]  # a cause's cascade, its build-only part, its stacks, its cascade and build-only by package
 
 
-def _caused(digest: str, reached: _Reached, new: Graph) -> _Caused:
+def _caused(digest: str, reached: _Reached) -> _Caused:
     """What a trigger or new build caused, as its record says it."""
-    stacks, packages = _spread(digest, reached.parts[digest], new)
+    cascade, build_only = reached.cascade[digest], reached.build_only[digest]
+    stacks, packages = _spread(digest, reached.counted(cascade), reached.new)
     return (
-        tuple(sorted(chain.from_iterable(reached.cascade[digest]))),
-        tuple(sorted(chain.from_iterable(reached.build_only[digest]))),
+        tuple(sorted(chain.from_iterable(cascade))),
+        tuple(sorted(chain.from_iterable(build_only))),
         stacks,
         packages,
+        _packages_of(reached.counted(build_only)),
     )
 
 
 def _new_build(digest: str, reached: _Reached, new: Graph) -> NewBuild:
     node = new.nodes[digest]
-    build_only = _packages_of(reached.build_parts[digest])
-    return NewBuild(digest, node.name, node.version, *_caused(digest, reached, new), build_only)
+    cascade, build_only, stacks, packages, packages_build_only = _caused(digest, reached)
+    return NewBuild(
+        digest, node.name, node.version, cascade, build_only, stacks, packages, packages_build_only
+    )
 
 
 def _trigger(
     digest: str, pairs: Mapping[str, str], own: OwnChanges, reached: _Reached, new: Graph
 ) -> Trigger:
     node = new.nodes[digest]
+    cascade, build_only, stacks, packages, packages_build_only = _caused(digest, reached)
     return Trigger(
         digest,
         node.name,
@@ -216,9 +256,12 @@ def _trigger(
         own.changes,
         own.before,
         own.after,
-        *_caused(digest, reached, new),
+        cascade,
+        build_only,
+        stacks,
+        packages,
         node.version,
-        _packages_of(reached.build_parts[digest]),
+        packages_build_only,
     )
 
 
