@@ -5,11 +5,11 @@ not hold with the packages that need it; counts, never hash lists."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
-from collections.abc import Set as AbstractSet
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import repeat
 from operator import attrgetter
+from typing import TypeVar
 
 from ..report import MissingDependency, Rebuilds, Report, Sentence, counted
 from ..report.causes import (
@@ -38,6 +38,7 @@ PACKAGES_SHOWN = 30  # packages listed under one cause or missing binary in a fo
 SHORT_HASH = 7  # a missing binary is named `name/abcdefg`, as Spack's command line takes it
 
 _HASH, _NAME = attrgetter("hash"), attrgetter("name")
+_Row = TypeVar("_Row", "RebuiltRow", "MissingRow")
 PackageCount = tuple[str, int, int]  # a package, its specs, how many through build edges only
 
 
@@ -46,7 +47,8 @@ class RebuiltRow:
     """One cause (or the hash-scheme or unexplained specs) and its rebuilt specs by package."""
 
     said: Sentence
-    packages: tuple[PackageCount, ...]  # most specs first, then name
+    packages: tuple[PackageCount, ...]  # most specs first, then name: the first PACKAGES_SHOWN
+    more: int = 0  # packages not kept: a cause in a ladder of triggers reaches thousands
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,16 +56,17 @@ class MissingRow:
     """One binary the cache does not hold and the packages of the specs that need it."""
 
     said: Sentence
-    packages: tuple[PackageCount, ...]  # (package, specs, of them newly)
+    packages: tuple[PackageCount, ...]  # (package, specs, of them newly): the first shown
+    more: int = 0  # packages not kept
 
 
 def _by_package(
-    specs: Iterable[str], names: Mapping[str, str], build: AbstractSet[str]
+    specs: Iterable[str], names: Mapping[str, str], build: Iterable[str]
 ) -> tuple[PackageCount, ...]:
-    """Specs counted by package (and those of them in `build`)."""
-    listed = list(specs)
-    counts = Counter(map(names.get, listed, repeat("")))  # counted in C
-    return _ordered(counts, Counter(map(names.get, filter(build.__contains__, listed), repeat(""))))
+    """Specs counted by package, and those of them in `build` (some of the specs, each once;
+    counted from its own list: never a look-up in it per spec)."""
+    counts = Counter(map(names.get, specs, repeat("")))  # counted in C
+    return _ordered(counts, Counter(map(names.get, build, repeat(""))))
 
 
 def _ordered(counts: Counter[str], build: Counter[str]) -> tuple[PackageCount, ...]:
@@ -93,7 +96,7 @@ def _counted(cause: Cause, triggers: Mapping[str, Causing]) -> tuple[PackageCoun
     each trigger's counts are whole and their cascades are disjoint (then a spec's build-only
     part is its trigger's). None otherwise."""
     mine = [triggers[digest] for digest in cause.triggers]
-    if sum(len(t.cascade) for t in mine) != len(cause.cascade) or not all(map(_whole, mine)):
+    if sum(len(t.cascade) for t in mine) != cause.specs or not all(map(_whole, mine)):
         return None  # a spec reached from two of them, or counts not made
     counts: Counter[str] = Counter()
     build: Counter[str] = Counter()
@@ -101,6 +104,12 @@ def _counted(cause: Cause, triggers: Mapping[str, Causing]) -> tuple[PackageCoun
         counts.update(dict(t.packages))
         build.update(dict(t.packages_build_only))
     return _ordered(counts, build)
+
+
+def _gathered(cause: Cause, names: Mapping[str, str]) -> tuple[PackageCount, ...]:
+    """A cause's specs by package, its specs gathered for this row only."""
+    cascade, build_only = cause.gathered()
+    return _by_package(cascade, names, build_only)
 
 
 def rebuilt_rows(report: Report, found: list[Cause]) -> list[RebuiltRow]:
@@ -116,10 +125,7 @@ def rebuilt_rows(report: Report, found: list[Cause]) -> list[RebuiltRow]:
     if None in counts or rebuilds.hash_scheme or rebuilds.unexplained:
         names = _names(report, rebuilds)
     rows = [
-        RebuiltRow(
-            cause_sentence(c),
-            _by_package(c.cascade, names, c.build_only) if n is None else n,
-        )
+        _cut(RebuiltRow, cause_sentence(c), _gathered(c, names) if n is None else n)
         for c, n in zip(found, counts, strict=True)
     ]
     for said, specs in (
@@ -127,7 +133,7 @@ def rebuilt_rows(report: Report, found: list[Cause]) -> list[RebuiltRow]:
         (unexplained, rebuilds.unexplained),
     ):
         if specs:
-            rows.append(RebuiltRow(said(len(specs)), _by_package(specs, names, frozenset())))
+            rows.append(_cut(RebuiltRow, said(len(specs)), _by_package(specs, names, ())))
     return rows
 
 
@@ -147,25 +153,32 @@ def missing_rows(report: Report) -> list[MissingRow]:
             words += " (newly)" if n == 1 else f" ({len(newly):,} of them newly)"
         said = Sentence(words, (f"{name}/{dependency[:SHORT_HASH]}",))
         rows.append(
-            (not newly, name, dependency, MissingRow(said, _by_package(names, names, newly)))
+            (not newly, name, dependency, _cut(MissingRow, said, _by_package(names, names, newly)))
         )
     return [row for *_, row in sorted(rows, key=lambda r: r[:3])]
+
+
+def _cut(
+    row: Callable[[Sentence, tuple[PackageCount, ...], int], _Row],
+    said: Sentence,
+    packages: tuple[PackageCount, ...],
+) -> _Row:
+    """A row keeping the packages a fold lists (the first PACKAGES_SHOWN) and how many more."""
+    return row(said, packages[:PACKAGES_SHOWN], max(len(packages) - PACKAGES_SHOWN, 0))
 
 
 def _package(name: str) -> Safe:
     return code(name) if name else Safe("a package not in this report")
 
 
-def _view(said: Sentence, packages: tuple[PackageCount, ...]) -> PackagesView:
+def _view(row: RebuiltRow | MissingRow) -> PackagesView:
     """A folded row: its sentence for a `<summary>` (values in HTML `<code>`), its packages."""
-    listed: list[CountedPackage] = [
-        (_package(name), n, some) for name, n, some in packages[:PACKAGES_SHOWN]
-    ]
+    listed: list[CountedPackage] = [(_package(name), n, some) for name, n, some in row.packages]
     return {
-        "summary": Safe(said.words.format(*map(html_code, said.values))),
-        "line": sentence(said),
+        "summary": Safe(row.said.words.format(*map(html_code, row.said.values))),
+        "line": sentence(row.said),
         "packages": listed,
-        "more": len(packages) - len(listed),
+        "more": row.more,
     }
 
 
@@ -177,6 +190,6 @@ def views(report: Report, all_causes: bool = False) -> RebuildViews:
     lines, missing = first_screen(report, found, all_causes)
     return {
         "first_screen": {"lines": lines, "missing": missing} if lines or missing else None,
-        "rebuilt": [_view(row.said, row.packages) for row in rebuilt_rows(report, found)],
-        "missing": [_view(row.said, row.packages) for row in missing_rows(report)],
+        "rebuilt": list(map(_view, rebuilt_rows(report, found))),
+        "missing": list(map(_view, missing_rows(report))),
     }

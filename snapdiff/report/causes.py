@@ -5,7 +5,7 @@ report names, its packages); every format and `snapdiff log` say these."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from itertools import chain
 from operator import attrgetter, not_
@@ -61,12 +61,26 @@ class Cause:
     after: tuple[tuple[str, FieldValue], ...]
     version: str  # of the first trigger: the same in all when "version" is no change
     triggers: tuple[str, ...]  # their hashes (or the new builds'), sorted
-    # what is counted, not listed (no order): the distinct cascade specs of any of them, and
-    # those reached through a build edge from every one reaching them
-    cascade: frozenset[str]
-    build_only: frozenset[str]
+    # how many distinct cascade specs any of them has, and of those how many are reached
+    # through a build edge from every one reaching them
+    specs: int
+    specs_build_only: int
     stacks: tuple[str, ...]  # stacks holding a trigger or a cascade spec, `root` left out
     new_build: bool = False
+    # the records of its triggers (or new builds), whose cascades are its specs: the specs are
+    # gathered when asked (`cascade`), never kept, so that causes whose cascades overlap (a
+    # ladder of triggers) hold no copy of them
+    group: tuple[Causing, ...] = ()
+
+    def gathered(self) -> tuple[Collection[str], Collection[str]]:
+        """The distinct cascade specs of its triggers (no order), and those of them reached
+        through a build edge from every trigger reaching them: gathered anew at each call."""
+        return _union(self.group)
+
+    @property
+    def cascade(self) -> Collection[str]:
+        """The distinct cascade specs of its triggers (no order), gathered anew."""
+        return self.gathered()[0]
 
 
 Causing = Trigger | NewBuild  # what a cascade is reached from
@@ -77,14 +91,19 @@ def _linked(triggers: Iterable[Causing]) -> set[str]:
     return set().union(*(set(t.cascade).difference(t.cascade_build_only) for t in triggers))
 
 
+def _union(group: tuple[Causing, ...]) -> tuple[Collection[str], Collection[str]]:
+    """The distinct cascade specs of a group of triggers and those of them reached through a
+    build edge from every one reaching them (a trigger's own lists, when it is alone)."""
+    if len(group) == 1:
+        return group[0].cascade, group[0].cascade_build_only
+    cascade = frozenset().union(*(t.cascade for t in group))
+    return cascade, cascade.difference(_linked(group))
+
+
 def _cause(group: list[Causing], name: str) -> Cause:
     """The triggers (or new builds) of one group as one cause."""
     first = group[0]
-    if len(group) == 1:
-        cascade, build_only = frozenset(first.cascade), frozenset(first.cascade_build_only)
-    else:  # build-only: through build edges from every trigger reaching it
-        cascade = frozenset().union(*(t.cascade for t in group))
-        build_only = cascade.difference(_linked(group))
+    cascade, build_only = _union(tuple(group))
     stacks = {s for t in group for s in t.stacks} - {STACK_ROOT}
     built = isinstance(first, NewBuild)
     return Cause(
@@ -95,10 +114,11 @@ def _cause(group: list[Causing], name: str) -> Cause:
         () if isinstance(first, NewBuild) else first.after,
         first.version,
         tuple(sorted(t.hash for t in group)),
-        cascade,
-        build_only,
+        len(cascade),
+        len(build_only),
         tuple(sorted(stacks)),
         built,
+        tuple(group),
     )
 
 
@@ -139,7 +159,7 @@ def causes(rebuilds: Rebuilds) -> list[Cause]:
     ]
     return sorted(
         found,
-        key=lambda c: (-len(c.cascade), c.name, c.names, repr((c.changes, c.before, c.after))),
+        key=lambda c: (-c.specs, c.name, c.names, repr((c.changes, c.before, c.after))),
     )
 
 
@@ -268,7 +288,7 @@ def cause_sentence(cause: Cause) -> Sentence:
     """ "{} {} → {} (version, in 3 specs): 2,112 other specs rebuilt in 14 stacks, 1,890 of
     them through build dependencies only" (the triggers are not among the specs counted)"""
     said = _head(cause)
-    n, build = len(cause.cascade), len(cause.build_only)
+    n, build = cause.specs, cause.specs_build_only
     if not n:
         return said.say(": no other spec rebuilt through it").sentence()
     said.say(f": {n:,} other {'spec' if n == 1 else 'specs'} rebuilt")

@@ -12,7 +12,11 @@ from laddergen import write
 
 from snapdiff.compare.diff import diff_snapshots
 from snapdiff.render.jsonreport import report_to_dict
+from snapdiff.render.markdown import render_markdown
+from snapdiff.render.rebuildfolds import PACKAGES_SHOWN, rebuilt_rows
+from snapdiff.render.text import render_text
 from snapdiff.report import Report
+from snapdiff.report.causes import causes
 from snapdiff.sources import load_pair
 
 
@@ -37,3 +41,34 @@ def test_a_ladders_causes_are_true(tmp_path: Path, shape: dict[str, bool]) -> No
     assert len(rebuilds["triggers"]) == rungs and rebuilds["rebuilt"] == 2 * rungs + tops
     path = tmp_path / f"ladder-{rungs}-{tops}"
     assert check(dict(rebuilds), path / "old", path / "new") == []
+
+
+def _sizes(tmp_path: Path, rungs: int) -> tuple[int, int, int]:
+    """Bytes of the input pair, the text and the Markdown of a ladder of `rungs`."""
+    report = _ladder(tmp_path, rungs, rungs // 2)
+    folder = tmp_path / f"ladder-{rungs}-{rungs // 2}"
+    given = sum(p.stat().st_size for p in folder.glob("*/build_cache/index.json"))
+    return given, len(render_text(report)), len(render_markdown(report))
+
+
+def test_text_and_markdown_grow_with_the_input_not_the_relation(tmp_path: Path) -> None:
+    """Twice the rungs: twice the input, four times the relation, and about twice the text and
+    the Markdown (each cause one line, its fold at most PACKAGES_SHOWN packages)."""
+    small, large = _sizes(tmp_path, 40), _sizes(tmp_path, 80)
+    assert 1.9 < large[0] / small[0] < 2.1
+    for before, after in zip(small[1:], large[1:], strict=True):
+        assert after / before < 2.3  # the relation grew 4 times
+
+
+def test_a_folds_row_keeps_the_packages_it_lists(tmp_path: Path) -> None:
+    """Each cause of a ladder reaches up to 3n/2 packages; its row keeps the first
+    PACKAGES_SHOWN and how many more, never every one."""
+    report = _ladder(tmp_path, 40, 20)
+    assert report.rebuilds is not None
+    found = causes(report.rebuilds)
+    rows = rebuilt_rows(report, found)
+    assert len(rows) == 40
+    for cause, row in zip(found, rows, strict=True):
+        assert len(row.packages) == min(cause.specs, PACKAGES_SHOWN)
+        assert len(row.packages) + row.more == cause.specs  # one spec a package
+    assert rows[0].more == 60 - PACKAGES_SHOWN  # rung-1 reaches every step and top
