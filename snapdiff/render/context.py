@@ -7,19 +7,21 @@ reaches the Markdown as an inline code span (or escaped HTML inside a `<summary>
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, cast
 
-from ..report import GateOutcome, Report
+from ..report import GateOutcome, Rebuilds, Report
 from ..report.labels import short_commit
 from ..schema import (
     PackageJSON,
+    RebuildsJSON,
     ReportJSON,
     SideJSON,
     StackJSON,
 )
 from ..versions import Bump, bump_order
 from .environments import environment_views
+from .jsonreport import rebuilds_to_dict, report_to_dict
 from .links import Links
 from .markup import Safe, code, some
 from .rebuildfolds import views
@@ -50,10 +52,44 @@ __all__ = [
     "log_context",
     "markdown_context",
     "section_rows",
+    "template_data",
 ]
 
 FOLD_AFTER = 10  # a table with more rows than this goes inside <details>
 _COMMIT_SOURCE = re.compile(r"[0-9a-f]{7,64}")
+
+
+class _Deferred(Mapping[str, Any]):
+    """A report's `rebuilds` as a template is given it: worked out when a template first reads
+    it, then kept. The default template never does (it says rebuilds from `rebuilds` and the
+    sections' folds), and its lists hold each cause→spec fact, which a ladder of triggers makes
+    quadratic in the input."""
+
+    __slots__ = ("_data", "_rebuilds")
+
+    def __init__(self, rebuilds: Rebuilds) -> None:
+        self._rebuilds = rebuilds
+        self._data: RebuildsJSON | None = None
+
+    def _whole(self) -> Mapping[str, Any]:
+        if self._data is None:
+            self._data = rebuilds_to_dict(self._rebuilds)
+        return self._data
+
+    def __getitem__(self, key: str) -> Any:
+        return self._whole()[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._whole())
+
+    def __len__(self) -> int:
+        return len(self._whole())
+
+
+def template_data(report: Report) -> ReportJSON:
+    """The JSON report as a Markdown template is given it (`report`): the same, its `rebuilds`
+    (when not null) a mapping worked out when first read."""
+    return report_to_dict(report, lambda rebuilds: cast(RebuildsJSON, _Deferred(rebuilds)))
 
 
 def link(text: str, url: str | None) -> Safe:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING, cast
 
 import orjson
@@ -60,6 +61,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "history_to_dict",
+    "rebuilds_to_dict",
     "render_history_json",
     "render_json",
     "report_to_dict",
@@ -232,9 +234,13 @@ def _stack(change: StackChange) -> StackJSON:
     }
 
 
-def report_to_dict(report: Report) -> ReportJSON:
+def report_to_dict(
+    report: Report, rebuilds_of: Callable[[Rebuilds], RebuildsJSON] | None = None
+) -> ReportJSON:
     """The JSON report of SPEC section 4 (plus a few documented extra keys; `environments`,
-    section 7, when a side is an environment)."""
+    section 7, when a side is an environment); its `rebuilds` made by `rebuilds_of`, when
+    given, from the report's (a template's data defers them)."""
+    rebuilds_of = rebuilds_of or rebuilds_to_dict
     built: _Configurations = {}  # each distinct one built once, shared by records (read-only)
     found: ReportJSON = {
         "schema_version": report.schema_version,
@@ -251,7 +257,7 @@ def report_to_dict(report: Report) -> ReportJSON:
         "incomplete": bool(report.skipped),
         "skipped": list(report.skipped),
         "gates": [_gate(g) for g in report.gates],
-        "rebuilds": None if report.rebuilds is None else _rebuilds(report.rebuilds),
+        "rebuilds": None if report.rebuilds is None else rebuilds_of(report.rebuilds),
     }
     if report.environments:
         found["environments"] = [_environment(e) for e in report.environments]
@@ -331,7 +337,7 @@ def render_json(report: Report) -> str:
     return dumps_json(report_to_dict(report))
 
 
-def _rebuilds(rebuilds: Rebuilds) -> RebuildsJSON:
+def rebuilds_to_dict(rebuilds: Rebuilds) -> RebuildsJSON:
     """SPEC section 6's `rebuilds`, plus each trigger's cascade by package and the count of
     distinct rebuilt specs."""
     scheme = rebuilds.scheme

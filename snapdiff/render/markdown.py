@@ -18,8 +18,7 @@ from ..errors import TemplateError
 from ..report import Report
 from ..report.labels import short_commit
 from .budget import PLACEHOLDER, fit, marked, truncated
-from .context import cut_sections, log_context, markdown_context, section_rows
-from .jsonreport import report_to_dict
+from .context import cut_sections, log_context, markdown_context, section_rows, template_data
 from .links import Links
 from .markup import code, delta, finalize, html_code, number, plural, sentence, signed, some
 from .sections import SECTIONS, SectionId
@@ -193,7 +192,7 @@ class MarkdownRenderer:
         artifact: bool = False,
     ) -> None:
         self.report = report
-        self.data = report_to_dict(report)
+        self.data = template_data(report)
         self.rows = section_rows(report, self.data, all_causes)
         self.full_report = full_report
         self.links = links or Links()

@@ -72,3 +72,17 @@ def test_a_folds_row_keeps_the_packages_it_lists(tmp_path: Path) -> None:
         assert len(row.packages) == min(cause.specs, PACKAGES_SHOWN)
         assert len(row.packages) + row.more == cause.specs  # one spec a package
     assert rows[0].more == 60 - PACKAGES_SHOWN  # rung-1 reaches every step and top
+
+
+def test_a_template_still_reads_the_rebuilds_of_the_json_report(tmp_path: Path) -> None:
+    """A template's `report.rebuilds` is the JSON report's, worked out when read."""
+    report = _ladder(tmp_path, 5, 2)
+    template = tmp_path / "mine.md.j2"
+    template.write_text(
+        "{{ report.rebuilds.triggers|length }} {{ report.rebuilds['cascades'][-1].causes|length }}"
+        " {{ report.rebuilds|length }} {{ 'cascades' in report.rebuilds }}\n"
+    )
+    rebuilds = report_to_dict(report)["rebuilds"]
+    assert rebuilds is not None
+    expected = f"5 {len(rebuilds['cascades'][-1]['causes'])} {len(rebuilds)} True\n"
+    assert render_markdown(report, template=str(template)) == expected
