@@ -5,13 +5,14 @@ dependencies, which need no walk, are found here meanwhile."""
 
 from __future__ import annotations
 
+from array import array
 from dataclasses import replace
 
 import msgspec
 
 from ..forked import Forked, Told
 from ..model import Graph
-from ..report import Rebuilds
+from ..report import Cascade, NewBuild, Rebuilds, Trigger
 from .rebuilds import missing_dependencies, rebuild_causes
 
 __all__ = ["CausesApart", "Found"]
@@ -19,13 +20,76 @@ __all__ = ["CausesApart", "Found"]
 Found = tuple[Rebuilds, tuple[str, ...]]  # the causes, and warnings of the walk
 
 
+class _Wire(msgspec.Struct, array_like=True, gc=False):
+    """The causes as they travel: each cause->spec fact as 4 bytes, a number in the `cascades`
+    (or the causes) list, not a hash (a ladder of triggers has quadratically many facts, and
+    a hash decoded is a string of its own each time)."""
+
+    rebuilds: Rebuilds  # its triggers', new builds' and cascades' lists emptied
+    notes: tuple[str, ...]
+    cascade: list[bytes]  # a trigger's cascade, then a new build's: numbers in `cascades`
+    build_only: list[bytes]
+    causes: list[bytes]  # a cascade's causes: numbers in triggers, then new builds
+
+
+def _numbers(hashes: tuple[str, ...], number: dict[str, int]) -> bytes:
+    return array("I", map(number.__getitem__, hashes)).tobytes()
+
+
+def _hashes(numbers: bytes, hashes: list[str]) -> tuple[str, ...]:
+    found = array("I")
+    found.frombytes(numbers)
+    return tuple(map(hashes.__getitem__, found))
+
+
+def _emptied(found: Rebuilds) -> Rebuilds:
+    """The records with their lists of facts left out (they travel as numbers)."""
+    return replace(
+        found,
+        triggers=tuple(replace(t, cascade=(), cascade_build_only=()) for t in found.triggers),
+        new_builds=tuple(replace(b, cascade=(), cascade_build_only=()) for b in found.new_builds),
+        cascades=tuple(Cascade(c.hash, c.name, c.predecessor, ()) for c in found.cascades),
+    )
+
+
 def _encode(found: Found) -> bytes:
-    return msgspec.msgpack.encode(found)
+    rebuilds, notes = found
+    causing: tuple[Trigger | NewBuild, ...] = (*rebuilds.triggers, *rebuilds.new_builds)
+    number = {c.hash: n for n, c in enumerate(rebuilds.cascades)}
+    cause = {c.hash: n for n, c in enumerate(causing)}
+    wire = _Wire(
+        _emptied(rebuilds),
+        notes,
+        [_numbers(c.cascade, number) for c in causing],
+        [_numbers(c.cascade_build_only, number) for c in causing],
+        [_numbers(c.causes, cause) for c in rebuilds.cascades],
+    )
+    return msgspec.msgpack.encode(wire)
 
 
 def _decode(message: memoryview) -> Found:
-    found: Found = msgspec.msgpack.decode(message, type=Found)
-    return found
+    wire = msgspec.msgpack.decode(message, type=_Wire)
+    rebuilds, n = wire.rebuilds, len(wire.rebuilds.triggers)
+    specs = [c.hash for c in rebuilds.cascades]
+    causing = [c.hash for c in rebuilds.triggers] + [b.hash for b in rebuilds.new_builds]
+    lists = [
+        (_hashes(c, specs), _hashes(b, specs))
+        for c, b in zip(wire.cascade, wire.build_only, strict=True)
+    ]
+    cascades = tuple(
+        Cascade(c.hash, c.name, c.predecessor, _hashes(numbers, causing))
+        for c, numbers in zip(rebuilds.cascades, wire.causes, strict=True)
+    )
+    triggers = tuple(
+        replace(t, cascade=c, cascade_build_only=b)
+        for t, (c, b) in zip(rebuilds.triggers, lists, strict=False)
+    )
+    new_builds = tuple(
+        replace(nb, cascade=c, cascade_build_only=b)
+        for nb, (c, b) in zip(rebuilds.new_builds, lists[n:], strict=True)
+    )
+    whole = replace(rebuilds, triggers=triggers, new_builds=new_builds, cascades=cascades)
+    return whole, wire.notes
 
 
 class CausesApart:
