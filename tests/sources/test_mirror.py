@@ -383,3 +383,38 @@ def test_a_bad_content_length_is_one_line_naming_the_address(
     assert code == 2 and err.count("\n") == 1, err
     address = f"{served}/length-{length}/develop/v3/layout.json"
     assert err.startswith(f"snapdiff: error: {address}: a bad Content-Length"), err
+
+
+def _address_space() -> int:
+    """This process's address space in bytes (Linux)."""
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmSize:"):
+            return int(line.split()[1]) * 1024
+    raise LookupError("VmSize")
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="Linux's /proc")
+def test_an_index_is_read_in_a_buffer_of_its_size_under_a_memory_limit(tmp_path: Path) -> None:
+    """Issue 47 item 4: an index was read with a buffer of the whole limit (2 GiB), which a
+    process allowed 1 GiB more address space refused (an internal error); now its own size."""
+    import resource
+
+    layout2(tmp_path / "m", V8)
+    was = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (_address_space() + 2**30, was[1]))
+    try:
+        data = mirror.Folder(str(tmp_path / "m")).read(
+            "build_cache/index.json", mirror.MAX_INDEX_BYTES
+        )
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, was)
+    assert data == V8.read_bytes()
+
+
+def test_a_file_that_grows_while_read_is_read_on_to_the_limit() -> None:
+    """A pipe's size is 0: what comes after that is read on by chunks, never past `most`."""
+    read, write = os.pipe()
+    os.write(write, b"x" * 1000)
+    os.close(write)
+    with os.fdopen(read, "rb") as handle:
+        assert mirror._read_up_to(handle, 600) == b"x" * 600

@@ -14,7 +14,7 @@ import hashlib
 import os
 import re
 import zlib
-from typing import Any, NamedTuple, Protocol
+from typing import Any, BinaryIO, NamedTuple, Protocol
 
 import orjson
 
@@ -96,12 +96,30 @@ class Folder:
                 os.close(fd)
                 fd = inner
             with open_regular(name, _NOT_REGULAR_FIX, dir_fd=fd, where=path) as handle:
-                data = handle.read(limit + 1)
+                data = _read_up_to(handle, limit + 1)
         finally:
             os.close(fd)
         if len(data) > limit:
             raise InputError(path, f"larger than {limit // 2**20} MiB", FIX)
         return data
+
+
+_CHUNK = 64 * 2**20  # what a file that grows while read is read on by
+
+
+def _read_up_to(handle: BinaryIO, most: int) -> bytes:
+    """At most `most` bytes of a regular file, in a buffer of its size (a read of `most` bytes
+    reserves them all: 2 GiB of address space for every index, which a memory limit refuses),
+    then on by chunks if it grew meanwhile."""
+    size = os.fstat(handle.fileno()).st_size
+    data = handle.read(min(size + 1, most))
+    if len(data) <= size or len(data) >= most:
+        return data
+    parts, total = [data], len(data)
+    while total < most and (part := handle.read(min(_CHUNK, most - total))):
+        parts.append(part)
+        total += len(part)
+    return b"".join(parts)
 
 
 def _open_folder(name: str, dir_fd: int, where: str) -> int:
