@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from itertools import repeat
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import TypeVar
 
 from ..report import MissingDependency, Rebuilds, Report, Sentence, counted
@@ -40,6 +40,8 @@ SHORT_HASH = 7  # a missing binary is named `name/abcdefg`, as Spack's command l
 _HASH, _NAME = attrgetter("hash"), attrgetter("name")
 _Row = TypeVar("_Row", "RebuiltRow", "MissingRow")
 PackageCount = tuple[str, int, int]  # a package, its specs, how many through build edges only
+Listed = tuple[tuple[PackageCount, ...], int]  # the first PACKAGES_SHOWN, how many packages
+_SPECS = itemgetter(1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,30 +88,38 @@ def _names(report: Report, rebuilds: Rebuilds) -> dict[str, str]:
 def _whole(trigger: Causing) -> bool:
     """Whether a trigger's own counts are of all its cascade (records made without them are
     not)."""
-    counted = sum(n for _, n in trigger.packages)
-    build = sum(n for _, n in trigger.packages_build_only)
+    counted: int = sum(map(_SPECS, trigger.packages))
+    build: int = sum(map(_SPECS, trigger.packages_build_only))
     return counted == len(trigger.cascade) and build == len(trigger.cascade_build_only)
 
 
-def _counted(cause: Cause, triggers: Mapping[str, Causing]) -> tuple[PackageCount, ...] | None:
+def _counted(cause: Cause, triggers: Mapping[str, Causing]) -> Listed | None:
     """A cause's specs by package from its triggers' own counts, with no look-up per spec: when
     each trigger's counts are whole and their cascades are disjoint (then a spec's build-only
     part is its trigger's). None otherwise."""
     mine = [triggers[digest] for digest in cause.triggers]
     if sum(len(t.cascade) for t in mine) != cause.specs or not all(map(_whole, mine)):
         return None  # a spec reached from two of them, or counts not made
+    if len(mine) == 1:  # its counts in the order of a row already: the first of them
+        through = dict(mine[0].packages_build_only)
+        shown = mine[0].packages[:PACKAGES_SHOWN]
+        return tuple((name, n, through.get(name, 0)) for name, n in shown), len(mine[0].packages)
     counts: Counter[str] = Counter()
     build: Counter[str] = Counter()
     for t in mine:
         counts.update(dict(t.packages))
         build.update(dict(t.packages_build_only))
-    return _ordered(counts, build)
+    return _listed(_ordered(counts, build))
 
 
-def _gathered(cause: Cause, names: Mapping[str, str]) -> tuple[PackageCount, ...]:
+def _listed(packages: tuple[PackageCount, ...]) -> Listed:
+    return packages[:PACKAGES_SHOWN], len(packages)
+
+
+def _gathered(cause: Cause, names: Mapping[str, str]) -> Listed:
     """A cause's specs by package, its specs gathered for this row only."""
     cascade, build_only = cause.gathered()
-    return _by_package(cascade, names, build_only)
+    return _listed(_by_package(cascade, names, build_only))
 
 
 def rebuilt_rows(report: Report, found: list[Cause]) -> list[RebuiltRow]:
@@ -133,7 +143,7 @@ def rebuilt_rows(report: Report, found: list[Cause]) -> list[RebuiltRow]:
         (unexplained, rebuilds.unexplained),
     ):
         if specs:
-            rows.append(_cut(RebuiltRow, said(len(specs)), _by_package(specs, names, ())))
+            rows.append(_cut(RebuiltRow, said(len(specs)), _listed(_by_package(specs, names, ()))))
     return rows
 
 
@@ -153,18 +163,22 @@ def missing_rows(report: Report) -> list[MissingRow]:
             words += " (newly)" if n == 1 else f" ({len(newly):,} of them newly)"
         said = Sentence(words, (f"{name}/{dependency[:SHORT_HASH]}",))
         rows.append(
-            (not newly, name, dependency, _cut(MissingRow, said, _by_package(names, names, newly)))
+            (
+                not newly,
+                name,
+                dependency,
+                _cut(MissingRow, said, _listed(_by_package(names, names, newly))),
+            )
         )
     return [row for *_, row in sorted(rows, key=lambda r: r[:3])]
 
 
 def _cut(
-    row: Callable[[Sentence, tuple[PackageCount, ...], int], _Row],
-    said: Sentence,
-    packages: tuple[PackageCount, ...],
+    row: Callable[[Sentence, tuple[PackageCount, ...], int], _Row], said: Sentence, listed: Listed
 ) -> _Row:
     """A row keeping the packages a fold lists (the first PACKAGES_SHOWN) and how many more."""
-    return row(said, packages[:PACKAGES_SHOWN], max(len(packages) - PACKAGES_SHOWN, 0))
+    shown, packages = listed
+    return row(said, shown, packages - len(shown))
 
 
 def _package(name: str) -> Safe:
