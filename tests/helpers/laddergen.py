@@ -37,6 +37,9 @@ def _hash(record: Record) -> str:
     return digest.translate(_B32)[:32].decode()
 
 
+_LEAN = ("namespace", "package_hash", "annotations")  # fields a lean record leaves out
+
+
 def _record(name: str, version: str, deps: list[tuple[str, str]], variant: bool) -> Record:
     name, _, index = name.partition("#")
     return {
@@ -57,6 +60,13 @@ def _record(name: str, version: str, deps: list[tuple[str, str]], variant: bool)
             for n, h in deps
         ],
     }
+
+
+def _lean(record: Record) -> Record:
+    """A record with only what an index needs: no namespace, recipe hash, annotations, flags."""
+    found = {k: v for k, v in record.items() if k not in _LEAN}
+    found["parameters"] = {k: v for k, v in record["parameters"].items() if k != "cflags"}
+    return found
 
 
 def side(
@@ -88,14 +98,21 @@ def side(
 
 
 def write(
-    out: Path, rungs: int, tops: int, variants: bool = False, one_package: bool = False
+    out: Path,
+    rungs: int,
+    tops: int,
+    variants: bool = False,
+    one_package: bool = False,
+    lean: bool = False,
 ) -> tuple[Path, Path]:
-    """`out/old` and `out/new`, each a layout 2 mirror with its sidecar; their paths."""
+    """`out/old` and `out/new`, each a layout 2 mirror with its sidecar; their paths. `lean`:
+    records with only what a build-cache index needs, more of them in as many bytes."""
     paths = []
     for name in ("old", "new"):
         records = side(rungs, tops, name == "new", variants, one_package)
+        kept = {"in_buildcache": True} if lean else {"ref_count": 0, "in_buildcache": True}
         installs = {
-            digest: {"spec": record, "ref_count": 0, "in_buildcache": True}
+            digest: {"spec": _lean(record) if lean else record, **kept}
             for digest, record in records.items()
         }
         folder = out / name / "build_cache"
@@ -115,8 +132,9 @@ def main() -> None:
     parser.add_argument("--tops", type=int, default=1000)
     parser.add_argument("--variants", action="store_true", help="every other rung a variant")
     parser.add_argument("--one-package", action="store_true", help="rungs of one package")
+    parser.add_argument("--lean", action="store_true", help="records with fewer fields")
     args = parser.parse_args()
-    write(args.out, args.rungs, args.tops, args.variants, args.one_package)
+    write(args.out, args.rungs, args.tops, args.variants, args.one_package, args.lean)
 
 
 if __name__ == "__main__":
