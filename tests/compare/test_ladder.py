@@ -86,3 +86,12 @@ def test_a_template_still_reads_the_rebuilds_of_the_json_report(tmp_path: Path) 
     assert rebuilds is not None
     expected = f"5 {len(rebuilds['cascades'][-1]['causes'])} {len(rebuilds)} True\n"
     assert render_markdown(report, template=str(template)) == expected
+
+
+def test_the_walks_bits_read_out_lowest_first() -> None:
+    """A reach is an int with a bit per cause: the positions come out in order (so the causes,
+    numbered in hash order, come out sorted), none for 0, one for a power of two."""
+    from snapdiff.compare.rebuilds import _ones
+
+    for bits in (0, 1, 2, 5, 2**64, 2**300 + 2**7 + 1, int("10" * 200, 2)):
+        assert _ones(bits) == [i for i in range(bits.bit_length()) if bits >> i & 1]
