@@ -186,6 +186,30 @@ def test_an_interrupt_as_outputs_are_renamed_leaves_no_temporary_file(
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.md"]
 
 
+def test_an_interrupt_while_the_command_loads_is_exit_130_without_a_traceback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """^C before the command line is loaded (its imports take a moment) ends the process as ^C
+    during the command does, not with a traceback of the import it stopped."""
+    import sys
+    import types
+
+    import snapdiff.__main__ as entry
+
+    class Loading(types.ModuleType):
+        def __getattr__(self, name: str) -> object:
+            raise KeyboardInterrupt
+
+    def ended(code: int) -> None:
+        raise SystemExit(code)
+
+    monkeypatch.setitem(sys.modules, "snapdiff.cli", Loading("snapdiff.cli"))
+    monkeypatch.setattr(os, "_exit", ended)
+    with pytest.raises(SystemExit) as exited:
+        entry.run()
+    assert exited.value.code == 130
+
+
 @pytest.mark.parametrize(
     ("argv", "expected"),
     [
