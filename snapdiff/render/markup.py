@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, TypedDict
 
 from markupsafe import Markup
 
-from ..errors import BIDI
+from ..errors import HIDDEN, shown
 
 __all__ = [
     "LIST_LIMIT",
@@ -29,15 +29,17 @@ LIST_LIMIT = 8  # items shown in one table cell before "… and N more"
 _BACKTICKS = re.compile(r"`+")
 # Line breaks and other control characters: in Markdown a line break can end an HTML block or a
 # table row, so no string from the data keeps one. Bidirectional controls would reorder what a
-# reader sees (a downgrade read as an upgrade): shown as their escapes.
+# reader sees (a downgrade read as an upgrade), invisible characters hide in a name: shown as
+# their escapes (errors.HIDDEN, as on a terminal).
 _BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]+")
-_BIDI = re.compile(f"[{BIDI}]")
+_HIDDEN = re.compile(f"[{HIDDEN}]")
 
 
 def one_line(text: str) -> str:
     """The text with every run of line breaks and control characters folded to one space, and
-    each bidirectional control shown as its escape (`\\u202e`)."""
-    return _BREAKS.sub(" ", _BIDI.sub(lambda found: f"\\u{ord(found[0]):04x}", text))
+    each bidirectional control or invisible character shown as its escape (`\\u202e`,
+    `\\u200b`)."""
+    return _BREAKS.sub(" ", _HIDDEN.sub(shown, text))
 
 
 class Unlisted(TypedDict):
