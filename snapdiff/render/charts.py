@@ -1,15 +1,15 @@
 """Mermaid charts for `snapdiff log`: specs in the stacks that changed most over a range.
 
 GitHub and GitLab render ```` ```mermaid ```` blocks natively. Chart text is built from values
-snapdiff checks: names reduced to a safe alphabet, commit ids, numbers.
+snapdiff checks: names reduced to a safe alphabet (`markup.mermaid`), commit ids, numbers.
 """
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from ..report.labels import short_commit
+from .markup import mermaid
 
 if TYPE_CHECKING:
     from ..history import History
@@ -17,12 +17,6 @@ if TYPE_CHECKING:
 __all__ = ["CHARTS", "stack_charts"]
 
 CHARTS = 4  # stacks charted at most: those whose spec count moved most
-_UNSAFE = re.compile(r"[^A-Za-z0-9._@/+-]")
-
-
-def _safe(text: str) -> str:
-    """A name as a Mermaid string may hold it: no quote, bracket or line break."""
-    return _UNSAFE.sub("_", text)[:60]
 
 
 def _series(history: History) -> dict[tuple[str, str], list[int]]:
@@ -55,10 +49,10 @@ def stack_charts(history: History) -> list[str]:
     ranked = sorted(series, key=lambda key: (-(max(series[key]) - min(series[key])), key))
     commits = ["start", *(short_commit(step.commit)[:12] for step in reversed(history.steps))]
     label = history.labeller()
-    axis = ", ".join(f'"{_safe(commit)}"' for commit in commits)
+    axis = ", ".join(f'"{mermaid(commit)}"' for commit in commits)
     charts = []
     for tag, name in ranked[:CHARTS]:
-        title = _safe(label(tag, name))
+        title = mermaid(label(tag, name))
         values = ", ".join(str(value) for value in series[(tag, name)])
         charts.append(
             f'xychart-beta\n    title "Specs in {title}"\n    x-axis [{axis}]\n'

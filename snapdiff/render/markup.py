@@ -20,6 +20,7 @@ __all__ = [
     "delta",
     "finalize",
     "html_code",
+    "mermaid",
     "sentence",
     "signed",
     "some",
@@ -89,6 +90,16 @@ def html_code(text: str) -> Safe:
     """A string from the data inside raw HTML (a `<summary>`): on one line, escaped, in `<code>`
     (a line break would end the HTML block, and what follows would be read as Markdown)."""
     return Safe(f"<code>{html.escape(one_line(text))}</code>")
+
+
+_MERMAID_UNSAFE = re.compile(r"[^A-Za-z0-9._@/+-]")
+
+
+def mermaid(text: str) -> str:
+    """A string from the data inside a Mermaid chart's quotes: reduced to a safe alphabet (no
+    quote, bracket, backtick, `%%` or line break: every other character becomes `_`), cut to 60
+    characters."""
+    return _MERMAID_UNSAFE.sub("_", text)[:60]
 
 
 def finalize(value: object) -> object:

@@ -179,9 +179,9 @@ def test_a_mermaid_chart_of_the_stacks_that_changed_most(
 
 
 def test_chart_text_holds_no_data_markup() -> None:
-    from snapdiff.render.charts import _safe
+    from snapdiff.render.markup import mermaid
 
-    assert _safe('e4s"]\n    line [1') == "e4s___" + "____line__1"
+    assert mermaid('e4s"]\n    line [1') == "e4s___" + "____line__1"
 
 
 # Hashes of any form; those of 32 ASCII characters are held packed, and the last is found inside
