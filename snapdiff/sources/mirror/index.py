@@ -73,7 +73,8 @@ class Read:
         another package is an InputError naming both indexes."""
         from .records import FIX
 
-        intern, nodes = self.intern, self.nodes
+        intern, nodes, keep = self.intern, self.nodes, self.intern.keep
+        variant_sets = intern.variant_sets
         alone = intern((stack,))
         self.wheres.setdefault(stack, where)
         with intern.reading(where, installs):
@@ -87,8 +88,9 @@ class Read:
                 if node is not None and node.name != spec.name:
                     raise self._clash(digest, spec.name, node.name, where)
                 if node is None or (binary and not node.binary):
-                    digest = intern(digest)
-                    page, variants = intern.variants(spec, digest)
+                    digest = keep(digest, digest)
+                    found = variant_sets.get(bytes(spec.parameters))
+                    page, variants = found or intern.variants(spec, digest)
                     if binary:
                         self.records[digest] = page
                     nodes[digest] = intern.node(spec, install, variants, digest)

@@ -77,6 +77,14 @@ def _with_patches(parameters: Mapping[str, Parameter], page: tuple[str, ...]) ->
     return page
 
 
+def _first_compiler(kinds: tuple[EdgeKind, ...]) -> int:
+    """Where the first c/cxx/fortran provider is among a record's edge kinds, -1 if none."""
+    for at, kind in enumerate(kinds):
+        if not _COMPILER_LANGUAGES.isdisjoint(kind[2]):
+            return at
+    return -1
+
+
 def _target(arch: Arch) -> str:
     return text(arch.target.name if isinstance(arch.target, Target) else arch.target)
 
@@ -100,6 +108,14 @@ class Interned:
         self.variant_sets: dict[bytes, _Variants] = shared.variant_sets if shared else {}
         self.arches: dict[Arch | None, tuple[str, str, str]] = shared.arches if shared else {}
         self.externals: dict[bytes, tuple[str, ...]] = shared.externals if shared else {}
+        # a record's edges read a list at a time: its tuple of kinds, by its edges' (name, raw
+        # `parameters`) in its own order, when that order is sorted by name, each name once
+        self.listed: dict[tuple[_KindKey, ...], tuple[EdgeKind, ...]] = (
+            shared.listed if shared else {}
+        )
+        # by id of a tuple of kinds in `kind_tuples`: where its first c/cxx/fortran edge is
+        self.compiler_at: dict[int, int] = shared.compiler_at if shared else {}
+        self.keep = self.seen.setdefault  # `keep(value, value)`: `self(value)` without a call
         # of this side only:
         # a compiler edge's (name, hash): its spelling, when its record was found
         self.providers: dict[tuple[str, str], str] = {}
@@ -122,18 +138,24 @@ class Interned:
     def node(self, spec: Spec, install: Install, variants: tuple[str, ...], digest: str) -> Node:
         """A record whose spec has a name as a node, with these variants (`variants()[1]`)."""
         kinds, deps, listed = self._edges(spec, digest)
-        version = spec.version
+        keep = self.keep
+        name, version, package_hash, namespace = (
+            spec.name,
+            spec.version,
+            spec.package_hash,
+            spec.namespace,
+        )
         platform, os, target = self._arch(spec.arch)
         return Node(
-            self(text(spec.name)),
-            self(version if version.__class__ is str else text(version)),
+            keep(name, name) if name.__class__ is str else self(text(name)),
+            keep(version, version) if version.__class__ is str else self(text(version)),
             platform,
             os,
             target,
             self._compiler(spec, (kinds, deps), listed, digest),
             variants,
-            self(text(spec.package_hash)),
-            self(text(spec.namespace)),
+            keep(package_hash, package_hash) if package_hash.__class__ is str else "",
+            keep(namespace, namespace) if namespace.__class__ is str else self(text(namespace)),
             _NOT_EXTERNAL if spec.external in _NO_RAW else self._external(spec.external, digest),
             install.in_buildcache,
             kinds,
@@ -190,46 +212,63 @@ class Interned:
         if annotated:
             spelled = self(annotated.replace("@=", "@"))
             return spelled
-        for kind, target in zip(*(edges if listed else self._listed(spec, digest)), strict=True):
-            if _COMPILER_LANGUAGES.isdisjoint(kind[2]):
-                continue
-            name = kind[0]
-            if not name:
-                what = f"install {digest}: a compiler dependency has no name"
-                raise InputError(self.source, what, FIX)
-            found = self.providers.get((name, target))
-            if found is None:
-                provider = self.installs.get(target)
-                if provider is None or provider.spec is None:
-                    return name  # not in this index (another index may hold it: not kept)
-                version = text(provider.spec.version)
-                found = self.providers[name, target] = self(
-                    f"{name}@{version}" if version else name
-                )
-            return found
+        if listed:  # the first such edge's place, found once per tuple of kinds
+            kinds = edges[0]
+            at = self.compiler_at.get(id(kinds))
+            if at is None:
+                at = self.compiler_at[id(kinds)] = _first_compiler(kinds)
+            return "none" if at < 0 else self._provider(kinds[at][0], edges[1][at], digest)
+        for kind, target in zip(*self._listed(spec, digest), strict=True):
+            if not _COMPILER_LANGUAGES.isdisjoint(kind[2]):
+                return self._provider(kind[0], target, digest)
         return "none"
+
+    def _provider(self, name: str, target: str, digest: str) -> str:
+        """The compiler a record's first c/cxx/fortran edge names: its provider's spelling."""
+        if not name:
+            what = f"install {digest}: a compiler dependency has no name"
+            raise InputError(self.source, what, FIX)
+        found = self.providers.get((name, target))
+        if found is None:
+            provider = self.installs.get(target)
+            if provider is None or provider.spec is None:
+                return name  # not in this index (another index may hold it: not kept)
+            version = text(provider.spec.version)
+            found = self.providers[name, target] = self(f"{name}@{version}" if version else name)
+        return found
 
     def _edges(self, spec: Spec, digest: str) -> tuple[tuple[EdgeKind, ...], tuple[str, ...], bool]:
         """A record's edges sorted by (name, hash), each once: their kinds, their hashes, and
         whether that is the order the record lists them in. Spack lists them sorted: then a list
-        at a time in C; else (or a field missing) an edge at a time."""
+        at a time in C, the kinds looked up once per record by its edges' (name, `parameters`);
+        else (or a field missing) an edge at a time."""
         deps = spec.dependencies
         if not deps:
             return (), (), True
-        names = list(map(_NAME, deps))
-        keys = list(zip(names, map(bytes, map(_PARAMETERS, deps)), strict=True))
-        kinds = list(map(self.kinds.get, keys))
-        if None in kinds:
-            if None in names or any(key[1] in _ABSENT for key in keys):
-                return (*self._sorted(spec, digest), False)  # DB 6 (`type`) or a nameless edge
-            kinds = [
-                self.kinds.get(key) or self._kind(key, digest, at) for at, key in enumerate(keys)
-            ]
+        keys = tuple(zip(map(_NAME, deps), map(bytes, map(_PARAMETERS, deps)), strict=True))
         hashes = list(map(_HASH, deps))
-        if None in hashes or not all(map(lt, names, islice(names, 1, None))):
-            return (*self._sorted(spec, digest), False)  # not sorted by name, or a name twice
-        found = cast(list[EdgeKind], kinds)  # none missing now
-        return self._shared(found), tuple(map(self.seen.setdefault, hashes, hashes)), True
+        kinds = self.listed.get(keys)
+        if kinds is None:
+            kinds = self._first_listed(keys, spec, digest)
+            if kinds is None:
+                return (*self._sorted(spec, digest), False)
+        if None in hashes:
+            return (*self._sorted(spec, digest), False)  # a hash missing
+        return kinds, tuple(map(self.keep, hashes, hashes)), True
+
+    def _first_listed(
+        self, keys: tuple[_KindKey, ...], spec: Spec, digest: str
+    ) -> tuple[EdgeKind, ...] | None:
+        """The kinds of edges first seen so (kept in `listed`), or None when they are not
+        sorted by name each once, or a field is missing: DB 6's `type`, a nameless edge."""
+        names = [key[0] for key in keys]
+        if None in names or any(key[1] in _ABSENT for key in keys):
+            return None
+        if not all(map(lt, names, islice(names, 1, None))):
+            return None  # not sorted by name, or a name twice
+        found = [self.kinds.get(key) or self._kind(key, digest, at) for at, key in enumerate(keys)]
+        kinds = self.listed[keys] = self._shared(found)
+        return kinds
 
     def _kind(self, key: _KindKey, digest: str, at: int) -> EdgeKind:
         """The kind of a record's edge number `at`, by (name, raw `parameters` or `type`)."""
