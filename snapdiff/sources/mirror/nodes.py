@@ -50,6 +50,8 @@ _Variants = tuple[tuple[str, ...], tuple[str, ...]]  # a page entry's, a node's 
 _Edges = tuple[tuple[EdgeKind, ...], tuple[str, ...]]
 # an edge's name, and its raw `parameters` (or its `type` where it has none)
 _KindKey = tuple[str, bytes | tuple[str, ...]]
+# a record's edges as listed: their names, and their raw `parameters` (two flat tuples)
+_Listed = tuple[tuple[str | None, ...], tuple[bytes, ...]]
 
 
 def _variants(parameters: Mapping[str, Parameter]) -> tuple[str, ...]:
@@ -110,9 +112,7 @@ class Interned:
         self.externals: dict[bytes, tuple[str, ...]] = shared.externals if shared else {}
         # a record's edges read a list at a time: its tuple of kinds, by its edges' (name, raw
         # `parameters`) in its own order, when that order is sorted by name, each name once
-        self.listed: dict[tuple[_KindKey, ...], tuple[EdgeKind, ...]] = (
-            shared.listed if shared else {}
-        )
+        self.listed: dict[_Listed, tuple[EdgeKind, ...]] = shared.listed if shared else {}
         # by id of a tuple of kinds in `kind_tuples`: where its first c/cxx/fortran edge is
         self.compiler_at: dict[int, int] = shared.compiler_at if shared else {}
         self.keep = self.seen.setdefault  # `keep(value, value)`: `self(value)` without a call
@@ -245,29 +245,28 @@ class Interned:
         deps = spec.dependencies
         if not deps:
             return (), (), True
-        keys = tuple(zip(map(_NAME, deps), map(bytes, map(_PARAMETERS, deps)), strict=True))
+        listed = tuple(map(_NAME, deps)), tuple(map(bytes, map(_PARAMETERS, deps)))
         hashes = list(map(_HASH, deps))
-        kinds = self.listed.get(keys)
+        kinds = self.listed.get(listed)
         if kinds is None:
-            kinds = self._first_listed(keys, spec, digest)
+            kinds = self._first_listed(listed, digest)
             if kinds is None:
                 return (*self._sorted(spec, digest), False)
         if None in hashes:
             return (*self._sorted(spec, digest), False)  # a hash missing
         return kinds, tuple(map(self.keep, hashes, hashes)), True
 
-    def _first_listed(
-        self, keys: tuple[_KindKey, ...], spec: Spec, digest: str
-    ) -> tuple[EdgeKind, ...] | None:
+    def _first_listed(self, listed: _Listed, digest: str) -> tuple[EdgeKind, ...] | None:
         """The kinds of edges first seen so (kept in `listed`), or None when they are not
         sorted by name each once, or a field is missing: DB 6's `type`, a nameless edge."""
-        names = [key[0] for key in keys]
-        if None in names or any(key[1] in _ABSENT for key in keys):
+        if None in listed[0] or any(raw in _ABSENT for raw in listed[1]):
             return None
+        names = cast(tuple[str, ...], listed[0])
         if not all(map(lt, names, islice(names, 1, None))):
             return None  # not sorted by name, or a name twice
+        keys: list[_KindKey] = list(zip(names, listed[1], strict=True))
         found = [self.kinds.get(key) or self._kind(key, digest, at) for at, key in enumerate(keys)]
-        kinds = self.listed[keys] = self._shared(found)
+        kinds = self.listed[listed] = self._shared(found)
         return kinds
 
     def _kind(self, key: _KindKey, digest: str, at: int) -> EdgeKind:
