@@ -86,9 +86,12 @@ class _Deferred(Mapping[str, Any]):
         return len(self._whole())
 
 
-def template_data(report: Report) -> ReportJSON:
-    """The JSON report as a Markdown template is given it (`report`): the same, its `rebuilds`
-    (when not null) a mapping worked out when first read."""
+def template_data(report: Report, shipped: bool) -> ReportJSON:
+    """The JSON report as a Markdown template is given it (`report`). For the shipped templates
+    its `rebuilds` (when not null) is a mapping worked out when first read; a template of the
+    user's gets the plain data, which its filters (`tojson`, `string`) take as JSON's."""
+    if not shipped:
+        return report_to_dict(report)
     return report_to_dict(report, lambda rebuilds: cast(RebuildsJSON, _Deferred(rebuilds)))
 
 

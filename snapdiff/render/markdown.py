@@ -192,7 +192,7 @@ class MarkdownRenderer:
         artifact: bool = False,
     ) -> None:
         self.report = report
-        self.data = template_data(report)
+        self.data = template_data(report, shipped=template is None and template_dir is None)
         self.rows = section_rows(report, self.data, all_causes)
         self.full_report = full_report
         self.links = links or Links()

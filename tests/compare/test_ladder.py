@@ -4,6 +4,8 @@ text and the Markdown say grows with the input, not with that relation."""
 
 from __future__ import annotations
 
+import html
+import json
 from pathlib import Path
 
 import pytest
@@ -86,6 +88,18 @@ def test_a_template_still_reads_the_rebuilds_of_the_json_report(tmp_path: Path) 
     assert rebuilds is not None
     expected = f"5 {len(rebuilds['cascades'][-1]['causes'])} {len(rebuilds)} True\n"
     assert render_markdown(report, template=str(template)) == expected
+
+
+def test_a_template_of_the_users_takes_the_rebuilds_as_json(tmp_path: Path) -> None:
+    """`tojson` and `string` of a template of the user's see plain data: the JSON report's
+    `rebuilds`, not an object (which `tojson` refused, and `string` printed by its address)."""
+    report = _ladder(tmp_path, 3, 1)
+    template = tmp_path / "mine.md.j2"
+    template.write_text("{{ report.rebuilds|tojson }}\n{{ report.rebuilds|string }}\n")
+    rebuilds = report_to_dict(report)["rebuilds"]
+    first, second = render_markdown(report, template=str(template)).splitlines()
+    assert json.loads(html.unescape(first)) == rebuilds
+    assert second == f"`{rebuilds}`"  # made inert as every string of the data is
 
 
 def test_the_walks_bits_read_out_lowest_first() -> None:
