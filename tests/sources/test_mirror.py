@@ -66,8 +66,8 @@ def test_the_same_index_under_two_names_is_no_change(
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
     """Serves the mirrors' folder; `/broken/…` answers 500, `/flaky/…` 503 once then as without
-    `/flaky`, `/unhurried/…` as without it, 30 ms late, `/slow/…` too late, `/cut/…` a body
-    shorter than it says."""
+    `/flaky`, `/unhurried/…` as without it, 30 ms late, `/failing/…` 503, 120 ms late,
+    `/slow/…` too late, `/cut/…` a body shorter than it says."""
 
     def log_message(self, *args: Any) -> None:  # quiet
         pass
@@ -87,6 +87,9 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             time.sleep(0.03)
             self.path = self.path[len("/unhurried") :]
             super().do_GET()
+        elif self.path.startswith("/failing/"):  # a 5xx answer, each 120 ms late
+            time.sleep(0.12)
+            self.send_error(503, "Service Unavailable")
         elif self.path.startswith("/slow/"):
             time.sleep(1.0)
             self.send_error(404)
@@ -373,6 +376,18 @@ def test_the_deadline_is_one_sides_not_each_downloads(
         "the time one side's downloads share (try again later, from a closer mirror, or from a "
         "folder)"
     )
+
+
+def test_the_deadline_counts_the_tries_of_a_download_as_they_go(
+    served: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A server failing slowly (503 after 120 ms): three tries of one download take 0.36 s,
+    past a side's 0.3 s. Each try was given the time left before the download began, so the
+    third ran to its 503; the time its tries took is counted as they go."""
+    monkeypatch.setattr(web, "DEADLINE", 0.3)
+    code, _, err = run([str(V7), f"{served}/failing/develop"], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert re.match(r"snapdiff: error: \S+: not downloaded within 0.3 s, ", err), err
 
 
 @pytest.mark.parametrize("length", ["abc", "neg"])

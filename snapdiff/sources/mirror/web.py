@@ -38,19 +38,23 @@ class Budget:
 
     def __init__(self) -> None:
         self.seconds = DEADLINE  # read now: a test may set a smaller one
-        self.spent = 0.0
+        self.spent = 0.0  # by the downloads done
+        self._since: float | None = None  # when the download under way began
 
     def left(self) -> float:
-        return self.seconds - self.spent
+        """The time left, the download under way (its tries and waits so far) counted."""
+        running = 0.0 if self._since is None else time.monotonic() - self._since
+        return self.seconds - self.spent - running
 
     @contextlib.contextmanager
     def spending(self) -> Iterator[None]:
-        """Count the time within as spent."""
-        start = time.monotonic()
+        """Count the time within as spent (`left` counts it as it goes)."""
+        self._since = time.monotonic()
         try:
             yield
         finally:
-            self.spent += time.monotonic() - start
+            self.spent += time.monotonic() - self._since
+            self._since = None
 
     def spent_error(self, url: str) -> InputError:
         """The error of a download that the spent budget ended."""
