@@ -39,7 +39,8 @@ _PLANS: list[tuple[str, ...]] = [(d,) for d in DIMENSIONS] + list(combinations(D
 _Kin = Mapping[Configuration, list[object]]
 _Pairs = list[tuple[list[Configuration], list[Configuration]]]  # (dropped, new) that migrate
 # In `_kin`'s keys: a configuration of the old (new) side whose specs are in no stack but `root`
-_NO_STACK = ("no stack, old side", "no stack, new side")
+# (tuples, so that no stack's name, a string whatever the data names, is ever one of them)
+_NO_STACK = (("no stack", "old side"), ("no stack", "new side"))
 
 
 def dimension_value(config: Configuration, dimension: str) -> str | tuple[str, ...]:
@@ -60,7 +61,8 @@ def _kin(
     mine, theirs = _NO_STACK if old else _NO_STACK[::-1]
     found: dict[Configuration, list[object]] = {}
     for config in configs:
-        own = [(s,) for s in sorted(stacks.get(config, frozenset()) - {ROOT})] or [(mine,)]
+        own: list[tuple[object]] = [(s,) for s in sorted(stacks.get(config, frozenset()) - {ROOT})]
+        own = own or [(mine,)]
         builds = related_keys(config.platform, config.target, config.compiler, old)
         found[config] = [(build, stack) for build in builds for stack in [*own, (theirs,)]]
     return found

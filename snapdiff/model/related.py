@@ -47,7 +47,8 @@ def related(
 
 # In the keys of `related_keys`: the other side's builds with no compiler share a key with
 # every build of this side, and this side's build with none with every one of the other's.
-_OLD_NONE, _NEW_NONE = "none on the old side", "none on the new side"
+# Tuples, so that no compiler's family (a string, whatever the data names) is ever one of them.
+_OLD_NONE, _NEW_NONE = ("none", "old side"), ("none", "new side")
 
 
 def related_keys(platform: str, target: str, compiler: str, old: bool) -> tuple[object, ...]:
