@@ -2,8 +2,8 @@
 
 CI glue of the command line (`python -m snapdiff.ci.github COMMENT.md`, run by action.yml), not
 a stage of the library; what makes a comment sticky is `sticky`'s. It reads GITHUB_API_URL,
-GITHUB_REPOSITORY, GITHUB_TOKEN, PR_NUMBER, COMMENT_KEY and MATRIX (`toJSON(matrix)`: the
-comment's key is `key.job_key`'s) from the environment.
+GITHUB_REPOSITORY, GITHUB_TOKEN, PR_NUMBER, COMMENT_KEY or DEFAULT_KEY, and MATRIX
+(`toJSON(matrix)`: the comment's key is `key.job_key`'s) from the environment.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ __all__ = ["main", "post"]
 
 PER_PAGE = 100  # the most GitHub lists at once
 AUTHOR = "github-actions[bot]"  # who `github.token` posts as
-_NEEDED = ("GITHUB_REPOSITORY", "GITHUB_TOKEN", "PR_NUMBER", "COMMENT_KEY")
+_NEEDED = ("GITHUB_REPOSITORY", "GITHUB_TOKEN", "PR_NUMBER")
 
 
 class _User(msgspec.Struct):
@@ -102,7 +102,9 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] = os.environ)
         if not url.startswith(("https://", "http://")):
             raise CommentError(f"GITHUB_API_URL is not an http(s) address: {url!r}")
         api = _Api(url, env["GITHUB_REPOSITORY"], env["GITHUB_TOKEN"])
-        key = job_key(env["COMMENT_KEY"], env.get("MATRIX", ""))
+        key = job_key(env.get("COMMENT_KEY", ""), env.get("MATRIX", ""), env.get("DEFAULT_KEY", ""))
+        if not key:
+            raise CommentError("not set: COMMENT_KEY (or DEFAULT_KEY)")
         print(f"snapdiff: {post(api, env['PR_NUMBER'], body, key)}")
     except (CommentError, OSError) as exc:
         print(f"::error title=snapdiff comment::{printable(str(exc)).replace('%', '%25')}")

@@ -1,8 +1,9 @@
 """The comment key of one job's use of the Action, and the name its folder and artifact take.
 
 CI glue of the command line (`python -m snapdiff.ci.key`, run by action.yml), not a stage of the
-library. The key is the comment-key input (COMMENT_KEY) and, in a job of a matrix (MATRIX, as
-`toJSON(matrix)` gives it), that job's matrix values as GitHub names the job:
+library. The key is the comment-key input (COMMENT_KEY) when given; else the workflow and the job
+(DEFAULT_KEY) and, in a job of a matrix (MATRIX, as `toJSON(matrix)` gives it), that job's matrix
+values as GitHub names the job:
 `release notes/notes (casper, 1.0)`. So the jobs of one matrix keep a comment and an artifact
 each, where they overwrote one comment and uploaded one artifact name twice.
 """
@@ -23,9 +24,14 @@ __all__ = ["job_key", "main", "slug"]
 _SLUG = 60  # the longest name kept whole; a longer one is cut to 48 and a digest of the whole
 
 
-def job_key(key: str, matrix: str) -> str:
-    """The key of this job: `key`, then the matrix values in their order (a string as it is,
-    any other value as compact JSON) in parentheses, when the job is one of a matrix."""
+def job_key(key: str, matrix: str, default: str) -> str:
+    """The key of this job: `key` as given; without one, `default` (the workflow and the job)
+    then, in a job of a matrix, the matrix values in their order (a string as it is, any other
+    value as compact JSON) in parentheses. A key given is kept whole: the comment it names
+    before stays the comment it names."""
+    if key:
+        return key
+    key = default
     try:
         values = json.loads(matrix) if matrix.strip() else None
     except ValueError as exc:
@@ -56,7 +62,7 @@ def main(env: Mapping[str, str] = os.environ) -> int:
     """Print this job's slug and its key's length in bytes, on one line; 0, else 2 with one
     `::error` line."""
     try:
-        key = job_key(env.get("COMMENT_KEY", ""), env.get("MATRIX", ""))
+        key = job_key(env.get("COMMENT_KEY", ""), env.get("MATRIX", ""), env.get("DEFAULT_KEY", ""))
     except CommentError as exc:
         print(f"::error title=snapdiff::{printable(str(exc)).replace('%', '%25')}")
         return 2

@@ -766,9 +766,12 @@ def test_the_jobs_of_a_matrix_keep_a_comment_and_an_artifact_each(
     name = "release%20notes%2Fnotes%20%28derecho%2C%201%2E0%29"
     assert kept["name"] == f"snapdiff-full-report-{name}"
     assert Path(kept["path"]).parent.name == name
-    env = {"COMMENT_KEY": "release notes/notes"}  # the input's default, the same in each job
+    env = {"DEFAULT_KEY": "release notes/notes"}  # no comment-key given: the same in each job
     assert key_main(env | {"MATRIX": json.dumps(casper, indent=2)}) == 0
     assert capsys.readouterr().out == "release%20notes%2Fnotes%20%28casper%29 28\n"
+    # a key given is kept as it is (its comment found again), matrix or not
+    given = env | {"COMMENT_KEY": "notes-casper", "MATRIX": json.dumps(casper)}
+    assert key_main(given) == 0 and capsys.readouterr().out == "notes-casper 12\n"
     comment = tmp_path / "comment.md"
     comment.write_text("<!-- snapdiff report sha256:0123abcd -->\n## Catalogue changes\n")
     env |= {
@@ -802,7 +805,7 @@ def test_the_jobs_of_a_matrix_keep_a_comment_and_an_artifact_each(
 def test_a_jobs_key_holds_its_matrix_values_in_order(
     matrix: str, said: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert key_main({"COMMENT_KEY": "k", "MATRIX": matrix}) == (2 if "error" in said else 0)
+    assert key_main({"DEFAULT_KEY": "k", "MATRIX": matrix}) == (2 if "error" in said else 0)
     assert capsys.readouterr().out == said
 
 
