@@ -19,11 +19,14 @@ __all__ = [
 # none may reach a terminal or a CI log as is.
 BIDI = "\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
 # Characters that show nothing: zero-width space and joiners, the word joiner and invisible
-# operators, the deprecated format controls, the byte order mark, the soft hyphen, the Mongolian
-# vowel separator, interlinear annotation marks and Unicode's tag characters. `zlib` and
-# `z\u200blib` would read the same, and tag characters carry text no reader sees.
+# operators, the deprecated format controls, the byte order mark, the soft hyphen, the combining
+# grapheme joiner, the Mongolian vowel separator, Khmer's inherent vowels, the Hangul fillers, the
+# Braille blank, variation selectors, interlinear annotation marks and Unicode's tag characters.
+# `zlib` and `z\u200blib` would read the same, and tag characters carry text no reader sees.
 INVISIBLE = (
-    "\u00ad\u180e\u200b-\u200d\u2060-\u2064\u206a-\u206f\ufeff\ufff9-\ufffb\U000e0000-\U000e007f"
+    "\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180e\u200b-\u200d\u2060-\u2064\u206a-\u206f"
+    "\u2800\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb\U000e0000-\U000e007f"
+    "\U000e0100-\U000e01ef"
 )
 HIDDEN = BIDI + INVISIBLE  # shown as their escapes wherever data is shown
 _UNPRINTABLE = re.compile(f"[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff{HIDDEN}]")

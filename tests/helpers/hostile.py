@@ -42,7 +42,11 @@ _KEPT = frozenset(
 # What must never reach a terminal, a log or the Markdown as is (written out here, not taken from
 # snapdiff: the audit's own list).
 RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u061c]")
-INVISIBLE = re.compile("[\u200b-\u200f\u2060-\u2064\ufeff\u00ad\U000e0000-\U000e007f]")
+# (not U+FE0F, the emoji selector: the template's own warning sign holds it)
+INVISIBLE = re.compile(
+    "[\u200b-\u200f\u2060-\u2064\ufeff\u00ad\U000e0000-\U000e007f"
+    "\u034f\u115f\u1160\u3164\uffa0\u2800\ufe00-\ufe0e\U000e0100-\U000e01ef]"
+)
 _COLOUR = re.compile("\x1b\\[[0-9;]*m")  # the text view's own colours
 
 
