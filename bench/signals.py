@@ -8,7 +8,6 @@ catalogue repository from bench/gencat.py: 1,500 packages, three snapshots)"""
 
 from __future__ import annotations
 
-import os
 import random
 import signal
 import subprocess
@@ -58,11 +57,9 @@ def main() -> int:
         for stale in out.iterdir():
             stale.unlink()
         argv = ["log", "HEAD~2..HEAD"] if number % 2 else ["HEAD~1", "HEAD"]
-        env = dict(os.environ, XDG_CACHE_HOME=str(WORK / f"cache{number}"))
         proc = subprocess.Popen(
             [sys.executable, "-m", "snapdiff", *argv, "-o", str(out / "report.md"), "--no-cache"],
             cwd=where,
-            env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             # a job started in the background inherits SIGINT ignored; a terminal's process not
