@@ -16,7 +16,7 @@ import msgspec
 
 from ..errors import printable
 from .key import job_key
-from .sticky import Api, CommentError, read_body, sticky
+from .sticky import Api, CommentError, pages, read_body, sticky
 
 __all__ = ["main", "post"]
 
@@ -60,16 +60,14 @@ class _Api(Api):
 
 def _ours(api: _Api, number: str) -> Iterator[tuple[str, str]]:
     """(id, body) of each comment on the pull request by our author, every page of them."""
-    page = 1
-    while True:
-        path = f"/issues/{number}/comments?per_page={PER_PAGE}&page={page}"
-        comments = api("GET", path, list[_Comment])
+    listed = f"/issues/{number}/comments?per_page={PER_PAGE}"
+    for page in pages(f"GET {api.base}{listed}"):
+        comments = api("GET", f"{listed}&page={page}", list[_Comment])
         for comment in comments:
             if comment.user is not None and comment.user.login == AUTHOR:
                 yield str(comment.id), comment.body or ""
         if len(comments) < PER_PAGE:
             return
-        page += 1
 
 
 def post(api: _Api, number: str, body: str, key: str) -> str:

@@ -16,7 +16,7 @@ from urllib.parse import quote
 import msgspec
 
 from ..errors import printable
-from .sticky import Api, CommentError, read_body, sticky
+from .sticky import Api, CommentError, pages, read_body, sticky
 
 __all__ = ["main", "post"]
 
@@ -56,15 +56,14 @@ class _Api(Api):
 
 def _ours(api: _Api, user: int) -> Iterator[tuple[str, str]]:
     """(id, body) of each note on the merge request by this user, every page of them."""
-    page = 1
-    while True:
-        notes = api("GET", f"{api.notes}?per_page={PER_PAGE}&page={page}", list[_Note])
+    listed = f"{api.notes}?per_page={PER_PAGE}"
+    for page in pages(f"GET {api.base}{listed}"):
+        notes = api("GET", f"{listed}&page={page}", list[_Note])
         for note in notes:
             if not note.system and note.author is not None and note.author.id == user:
                 yield str(note.id), note.body or ""
         if len(notes) < PER_PAGE:
             return
-        page += 1
 
 
 def post(api: _Api, body: str, key: str) -> str:

@@ -11,13 +11,28 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TypeVar
 from urllib.parse import quote
 
-__all__ = ["TIMEOUT", "Api", "CommentError", "head", "identity", "read_body", "sticky", "with_key"]
+__all__ = [
+    "ANSWER_BYTES",
+    "PAGES",
+    "TIMEOUT",
+    "Api",
+    "CommentError",
+    "head",
+    "identity",
+    "pages",
+    "read_body",
+    "sticky",
+    "with_key",
+]
 
 TIMEOUT = 30  # seconds, per request
+# The most of one answer read: a page of 100 notes of GitLab's 1,000,000 characters fits
+ANSWER_BYTES = 128 * 2**20
+PAGES = 100  # the most pages of comments read: 10,000 comments at 100 a page
 _MARKER = re.compile(r"<!-- snapdiff report sha256:[0-9a-f]+ -->")
 T = TypeVar("T")
 
@@ -91,7 +106,11 @@ class Api:
         said = f"{method} {url}"
         try:
             with urllib.request.urlopen(asked, timeout=TIMEOUT) as response:  # noqa: S310
-                return msgspec.json.decode(response.read(), type=answer)
+                data = response.read(ANSWER_BYTES + 1)
+            if len(data) > ANSWER_BYTES:
+                what = f"an answer over {ANSWER_BYTES:,} bytes"
+                raise CommentError(f"{said}: {what} ({self.otherwise})")
+            return msgspec.json.decode(data, type=answer)
         except urllib.error.HTTPError as exc:
             fix = self.denied if exc.code in (401, 403, 404) else self.otherwise
             raise CommentError(f"{said}: HTTP {exc.code} {exc.reason} ({fix})") from exc
@@ -102,6 +121,13 @@ class Api:
             # out, a bad status line, an answer cut short
             what = str(exc) or type(exc).__name__
             raise CommentError(f"{said}: {what} ({self.otherwise})") from exc
+
+
+def pages(what: str) -> Iterator[int]:
+    """The numbers of the pages of comments to read, 1 to PAGES; CommentError past them (a
+    forge, or something in its place, answering full pages for ever)."""
+    yield from range(1, PAGES + 1)
+    raise CommentError(f"{what}: more than {PAGES} full pages of comments (check the API address)")
 
 
 def sticky(

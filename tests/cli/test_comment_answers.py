@@ -129,3 +129,42 @@ def test_a_comment_file_that_is_not_utf8_is_one_line(
     out = capsys.readouterr().out
     assert out.startswith(f"::error title=snapdiff comment::{path}: cannot read the comment")
     assert out.count("\n") == 1
+
+
+def _github_env(url: str) -> dict[str, str]:
+    return {
+        "GITHUB_API_URL": url,
+        "GITHUB_REPOSITORY": "owner/catalogue",
+        "GITHUB_TOKEN": "t",
+        "PR_NUMBER": "7",
+        "COMMENT_KEY": "k",
+    }
+
+
+def test_full_pages_for_ever_are_one_line_after_a_bound(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A forge (or something in its place) answering every page full: read to PAGES, then one
+    line, never a loop for ever."""
+    from snapdiff.ci import sticky
+
+    monkeypatch.setattr(sticky, "PAGES", 3)
+    page = [{"id": n, "user": {"login": "someone"}, "body": "hi"} for n in range(github.PER_PAGE)]
+    with scripted({("GET", COMMENTS): _json(page)}) as url:
+        assert github.main([_comment(tmp_path)], _github_env(url)) == 2
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and "more than 3 full pages of comments" in out, out
+    assert f"GET {url}{COMMENTS}?per_page=100: " in out, out
+
+
+def test_an_answer_past_the_bound_is_one_line_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from snapdiff.ci import sticky
+
+    monkeypatch.setattr(sticky, "ANSWER_BYTES", 1000)
+    page = [{"id": n, "user": {"login": "someone"}, "body": "x" * 100} for n in range(20)]
+    with scripted({("GET", COMMENTS): _json(page)}) as url:
+        assert github.main([_comment(tmp_path)], _github_env(url)) == 2
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and ": an answer over 1,000 bytes (check GITHUB_API_URL" in out
