@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import posixpath
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, ClassVar
 
 from ..errors import InputError
@@ -196,10 +197,12 @@ class EnvironmentSource:
         stacks: dict[str, tuple[str, ...]] = {}
         warnings: list[str] = []
         environments: list[Environment] = []
+        given: dict[str, str] = {}  # each hash: the lockfile that first gave it
         for name, where, found in sorted(decoded, key=lambda item: item[0]):
             read = Read(self.intern)
             read.add(found.installs, where, "root")
             graph = graph_of(read)
+            _one_name_a_hash(graph.nodes, nodes, given, where)
             if found.installs:
                 side = snapshot_of(self.source, read, name, graph)
                 pages.update(side.pages)
@@ -243,6 +246,23 @@ class EnvironmentSource:
         if {f.path: f.sha for f in files} == self.files:
             return None
         return _from_git(repo, revision, files, options)
+
+
+def _one_name_a_hash(
+    read: Mapping[str, Node], merged: Mapping[str, Node], given: dict[str, str], where: str
+) -> None:
+    """Every hash of one lockfile's graph is of the package the environments before gave it:
+    a DAG hash covers the name, so a hash of two packages means one lockfile is wrong, and
+    neither record can be chosen (an InputError naming both)."""
+    for digest, node in read.items():
+        first = merged.get(digest)
+        if first is None:
+            given[digest] = where
+        elif first.name != node.name:
+            there = given[digest]
+            what = f"hash {digest} is a spec of {node.name} here and of {first.name} in {there}"
+            fix = "a hash is one spec: concretize the wrong environment again, spack concretize -f"
+            raise InputError(where, what, fix)
 
 
 def _environment(name: str, found: Decoded) -> Environment:

@@ -302,3 +302,29 @@ def test_two_texts_of_one_hash_pair_with_one_new_text_once(
     (env,) = report([old, new], capsys)["environments"]
     assert [(r["old"][-2:], r["new"][-2:]) for r in env["roots_respelled"]] == [("+a", "+c")]
     assert len(env["roots_removed"]) == 2 and len(env["roots_added"]) == 1
+
+
+def test_one_hash_of_two_packages_in_two_environments_is_one_line_and_exit_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 47: the environments of a revision share one graph by hash; a hash one lockfile
+    gives as another package than the other does (a DAG hash covers the name: one lockfile is
+    wrong) had the later record win silently, with a warning about edges at most."""
+    repo = new_repo(tmp_path / "repo")
+    lockfile = json.loads((DATA / "casper-23.09-cut.spack.lock").read_text())
+    digest, leaf = next(
+        (h, s) for h, s in lockfile["concrete_specs"].items() if "dependencies" not in s
+    )
+    (repo / "a").mkdir()
+    (repo / "a" / "spack.lock").write_text(json.dumps(lockfile))
+    leaf["name"] = f"renamed-{leaf['name']}"
+    (repo / "b").mkdir()
+    (repo / "b" / "spack.lock").write_text(json.dumps(lockfile))
+    commit(repo, "two environments", 1)
+    code, out, err = run(["HEAD", "HEAD", "--repo", str(repo)], capsys)
+    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert err == (
+        f"snapdiff: error: HEAD:b/spack.lock: hash {digest} is a spec of {leaf['name']} here"
+        f" and of {leaf['name'].removeprefix('renamed-')} in HEAD:a/spack.lock (a hash is one"
+        " spec: concretize the wrong environment again, spack concretize -f)\n"
+    )
