@@ -16,7 +16,7 @@ import msgspec
 
 from ..errors import printable
 from .key import job_key
-from .sticky import Api, CommentError, pages, read_body, sticky
+from .sticky import Api, CommentError, address, number, pages, sticky, the_comment
 
 __all__ = ["main", "post"]
 
@@ -88,22 +88,14 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] = os.environ)
     `::error` line (a workflow command: the job's page shows it)."""
     words = list(sys.argv[1:] if argv is None else argv)
     try:
-        if len(words) != 1:
-            raise CommentError("usage: python -m snapdiff.ci.github COMMENT.md")
-        missing = [name for name in _NEEDED if not env.get(name)]
-        if missing:
-            raise CommentError(f"not set: {', '.join(missing)}")
-        body = read_body(words[0])
-        if not env["PR_NUMBER"].isdigit():
-            raise CommentError(f"PR_NUMBER is not a number: {env['PR_NUMBER']!r}")
-        url = env.get("GITHUB_API_URL") or "https://api.github.com"
-        if not url.startswith(("https://", "http://")):
-            raise CommentError(f"GITHUB_API_URL is not an http(s) address: {url!r}")
+        body = the_comment(words, env, _NEEDED, "python -m snapdiff.ci.github COMMENT.md")
+        pull = number(env, "PR_NUMBER")
+        url = address(env.get("GITHUB_API_URL") or "https://api.github.com", "GITHUB_API_URL")
         api = _Api(url, env["GITHUB_REPOSITORY"], env["GITHUB_TOKEN"])
         key = job_key(env.get("COMMENT_KEY", ""), env.get("MATRIX", ""), env.get("DEFAULT_KEY", ""))
         if not key:
             raise CommentError("not set: COMMENT_KEY (or DEFAULT_KEY)")
-        print(f"snapdiff: {post(api, env['PR_NUMBER'], body, key)}")
+        print(f"snapdiff: {post(api, pull, body, key)}")
     except (CommentError, OSError) as exc:
         print(f"::error title=snapdiff comment::{printable(str(exc)).replace('%', '%25')}")
         return 2

@@ -16,7 +16,7 @@ from urllib.parse import quote
 import msgspec
 
 from ..errors import printable
-from .sticky import Api, CommentError, pages, read_body, sticky
+from .sticky import Api, CommentError, address, number, pages, sticky, the_comment
 
 __all__ = ["main", "post"]
 
@@ -85,21 +85,11 @@ def main(argv: Sequence[str] | None = None, env: Mapping[str, str] = os.environ)
     `snapdiff: error:` line."""
     words = list(sys.argv[1:] if argv is None else argv)
     try:
-        if len(words) != 1:
-            raise CommentError("usage: python -m snapdiff.ci.gitlab NOTE.md")
-        missing = [name for name in _NEEDED if not env.get(name)]
-        if missing:
-            raise CommentError(f"not set: {', '.join(missing)}")
-        body = read_body(words[0])
-        if not env["CI_MERGE_REQUEST_IID"].isdigit():
-            raise CommentError(
-                f"CI_MERGE_REQUEST_IID is not a number: {env['CI_MERGE_REQUEST_IID']!r}"
-            )
-        url = env["CI_API_V4_URL"]
-        if not url.startswith(("https://", "http://")):
-            raise CommentError(f"CI_API_V4_URL is not an http(s) address: {url!r}")
+        body = the_comment(words, env, _NEEDED, "python -m snapdiff.ci.gitlab NOTE.md")
+        merge_request = number(env, "CI_MERGE_REQUEST_IID")
+        url = address(env["CI_API_V4_URL"], "CI_API_V4_URL")
         key = env.get("COMMENT_KEY") or env.get("CI_JOB_NAME") or "snapdiff"
-        api = _Api(url, env["CI_PROJECT_ID"], env["CI_MERGE_REQUEST_IID"], env["SNAPDIFF_TOKEN"])
+        api = _Api(url, env["CI_PROJECT_ID"], merge_request, env["SNAPDIFF_TOKEN"])
         print(f"snapdiff: {post(api, body, key)}")
     except (CommentError, OSError) as exc:
         print(f"snapdiff: error: {printable(str(exc))}", file=sys.stderr)

@@ -21,11 +21,14 @@ __all__ = [
     "TIMEOUT",
     "Api",
     "CommentError",
+    "address",
     "head",
     "identity",
+    "number",
     "pages",
     "read_body",
     "sticky",
+    "the_comment",
     "with_key",
 ]
 
@@ -58,6 +61,31 @@ def read_body(path: str) -> str:
             return handle.read()
     except (OSError, UnicodeDecodeError) as exc:
         raise CommentError(f"{path}: cannot read the comment: {exc}") from exc
+
+
+def the_comment(words: list[str], env: Mapping[str, str], needed: Iterable[str], usage: str) -> str:
+    """The text of the comment file named by the one argument, once every variable `needed` is
+    set; CommentError saying the `usage` or what is not set otherwise."""
+    if len(words) != 1:
+        raise CommentError(f"usage: {usage}")
+    missing = [name for name in needed if not env.get(name)]
+    if missing:
+        raise CommentError(f"not set: {', '.join(missing)}")
+    return read_body(words[0])
+
+
+def number(env: Mapping[str, str], name: str) -> str:
+    """The variable `name`, a number (a pull or merge request's); CommentError otherwise."""
+    if not env[name].isdigit():
+        raise CommentError(f"{name} is not a number: {env[name]!r}")
+    return env[name]
+
+
+def address(url: str, name: str) -> str:
+    """An API's address given as `name`, if http(s); CommentError otherwise."""
+    if not url.startswith(("https://", "http://")):
+        raise CommentError(f"{name} is not an http(s) address: {url!r}")
+    return url
 
 
 def identity(body: str) -> str:
