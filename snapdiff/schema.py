@@ -213,19 +213,25 @@ TriggerJSON = TypedDict(
         # naming what tells the two apart (`automake@1.16.5 ^autoconf@2.71`)
         "from": dict[str, str | list[str]],
         "to": dict[str, str | list[str]],
-        "cascade": list[str],
-        "cascade_build_only": list[str],
+        "cascade_specs": int,  # the cascade specs it causes
+        "cascade_build_only_specs": int,  # those it reaches through a build edge only
         "stacks": list[str],
-        "packages": list[CascadePackageJSON],  # the cascade by package, most specs first
+        "packages": list[CascadePackageJSON],  # the cascade by package, most specs first: 30
+        "packages_more": int,  # the packages after those
     },
 )
+
+
+class CausePackagesJSON(TypedDict):
+    packages: list[CascadePackageJSON]
+    packages_more: int
 
 
 class NewBuildJSON(TypedDict):
     hash: str
     name: str
-    cascade: list[str]
-    cascade_build_only: list[str]
+    cascade_specs: int
+    cascade_build_only_specs: int
 
 
 MoveJSON = TypedDict(
@@ -248,7 +254,11 @@ class CascadeJSON(TypedDict):
     hash: str
     name: str
     predecessor: str
-    causes: list[str]
+    # what its new edges name one step down: causes (triggers, new builds), other cascade specs
+    # (whose causes are its too), and those of both named by build edges only; sorted by hash
+    direct_causes: list[str]
+    through: list[str]
+    build_edges: list[str]
 
 
 class MissingDependencyJSON(TypedDict):
@@ -267,6 +277,7 @@ class RebuildsJSON(TypedDict):
     triggers: list[TriggerJSON]
     new_builds: list[NewBuildJSON]
     cascades: list[CascadeJSON]
+    cascades_filtered_out: list[CascadeJSON]  # with filters: specs `through` names
     hash_scheme: list[str]
     unexplained: list[str]
     missing_dependencies: list[MissingDependencyJSON]

@@ -30,6 +30,9 @@ class _Wire(msgspec.Struct, array_like=True, gc=False):
     cascade: list[bytes]  # a trigger's cascade, then a new build's: numbers in `cascades`
     build_only: list[bytes]
     causes: list[bytes]  # a cascade's causes: numbers in triggers, then new builds
+    direct: list[bytes]  # a cascade's evidence: causes as `causes`, cascade specs as `cascade`,
+    through: list[bytes]
+    build_edges: list[bytes]  # and both as numbers in the causes, then the cascades
 
 
 def _numbers(hashes: tuple[str, ...], number: dict[str, int]) -> bytes:
@@ -57,12 +60,16 @@ def _encode(found: Found) -> bytes:
     causing: tuple[Trigger | NewBuild, ...] = (*rebuilds.triggers, *rebuilds.new_builds)
     number = {c.hash: n for n, c in enumerate(rebuilds.cascades)}
     cause = {c.hash: n for n, c in enumerate(causing)}
+    either = cause | {digest: len(cause) + n for digest, n in number.items()}
     wire = _Wire(
         _emptied(rebuilds),
         notes,
         [_numbers(c.cascade, number) for c in causing],
         [_numbers(c.cascade_build_only, number) for c in causing],
         [_numbers(c.causes, cause) for c in rebuilds.cascades],
+        [_numbers(c.direct, cause) for c in rebuilds.cascades],
+        [_numbers(c.through, number) for c in rebuilds.cascades],
+        [_numbers(c.build_edges, either) for c in rebuilds.cascades],
     )
     return msgspec.msgpack.encode(wire)
 
@@ -76,9 +83,20 @@ def _decode(message: memoryview) -> Found:
         (_hashes(c, specs), _hashes(b, specs))
         for c, b in zip(wire.cascade, wire.build_only, strict=True)
     ]
+    either = causing + specs
     cascades = tuple(
-        Cascade(c.hash, c.name, c.predecessor, _hashes(numbers, causing))
-        for c, numbers in zip(rebuilds.cascades, wire.causes, strict=True)
+        Cascade(
+            c.hash,
+            c.name,
+            c.predecessor,
+            _hashes(numbers, causing),
+            _hashes(direct, causing),
+            _hashes(through, specs),
+            _hashes(build, either),
+        )
+        for c, numbers, direct, through, build in zip(
+            rebuilds.cascades, wire.causes, wire.direct, wire.through, wire.build_edges, strict=True
+        )
     )
     triggers = tuple(
         replace(t, cascade=c, cascade_build_only=b)

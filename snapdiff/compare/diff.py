@@ -17,7 +17,8 @@ from .downgrades import with_downgrade_causes
 from .environments import environment_changes
 from .filters import apply_filters, check_filters, in_question
 from .package import Asked, Key, Moves, package_change, page_entries
-from .rebuilds import narrow_rebuilds, rebuild_causes, rebuild_scheme
+from .rebuilds import narrow_rebuilds, rebuild_causes
+from .scheme import rebuild_scheme
 
 if TYPE_CHECKING:
     from .causesapart import CausesApart

@@ -1,6 +1,6 @@
 """Why specs were rebuilt (SPEC section 6): triggers and new builds, the cascades they cause
-through new edges, the hash-scheme and unexplained rest, the moves most rebuilt specs made, a
-change of Spack's hash scheme, and binaries the new cache lacks. No I/O."""
+through new edges, the hash-scheme and unexplained rest, the moves most rebuilt specs made, and
+binaries the new cache lacks. No I/O."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from itertools import chain, compress
 from operator import attrgetter, itemgetter, not_, or_
 from typing import Any, cast
 
-from ..model import Graph, Node, Snapshot
+from ..model import Graph, Node
 from ..report import (
     MOVE_DIMENSIONS,
     Cascade,
@@ -20,13 +20,12 @@ from ..report import (
     Move,
     NewBuild,
     Rebuilds,
-    Scheme,
     Trigger,
 )
 from .ownchanges import OwnChanges, own_changes
 from .predecessors import pair_predecessors
 
-__all__ = ["missing_dependencies", "narrow_rebuilds", "rebuild_causes", "rebuild_scheme"]
+__all__ = ["missing_dependencies", "narrow_rebuilds", "rebuild_causes"]
 
 Nodes = Mapping[str, Node]
 # What a rebuilt spec with no own change reaches by new edges: the causes (by any path, by
@@ -96,16 +95,20 @@ class _Walk:
                 self._outside(d) if r is None else r
                 for d, r in zip(node.deps, brought, strict=True)
             ]
-        links = self._links.get(id(node.kinds))
-        if links is None:
-            links = self._links[id(node.kinds)] = tuple(kind[3] for kind in node.kinds)
-        key = (frozenset(reaches), frozenset(compress(reaches, links)))
+        key = (frozenset(reaches), frozenset(compress(reaches, self.links(node))))
         reach = self._reaches.get(key)
         if reach is None:
             found = reduce(or_, map(_TRIGGERS, key[0]), 0)
             linked = reduce(or_, map(_LINKED, key[1]), 0)
             reach = self._reaches[key] = (found, linked, any(map(_LEAVES, key[0])))
         return reach
+
+    def links(self, node: Node) -> tuple[bool, ...]:
+        """Whether each of a node's edges is a link or run edge."""
+        links = self._links.get(id(node.kinds))
+        if links is None:
+            links = self._links[id(node.kinds)] = tuple(kind[3] for kind in node.kinds)
+        return links
 
     def _outside(self, digest: str) -> Reach:
         """A hash not finished: a rebuilt spec (the edge closes a cycle), else one with no
@@ -205,13 +208,43 @@ class _Reached:
 
 
 def _cascades(walk: _Walk, specs: list[str], pairs: Mapping[str, str], new: Nodes) -> list[Cascade]:
-    """The rebuilt specs (sorted) that reach a trigger, each with its causes sorted."""
+    """The rebuilt specs (sorted) that reach a trigger, each with its causes sorted and the
+    evidence one step down (`_evidence`)."""
     reaches = list(map(walk.reach.__getitem__, specs))
     ordered = {r[0]: walk.hashes(r[0]) for r in set(reaches)}
     caused = list(compress(specs, map(_TRIGGERS, reaches)))
     causes = map(ordered.__getitem__, filter(None, map(_TRIGGERS, reaches)))
     names = map(_NAME, map(new.__getitem__, caused))
-    return list(map(Cascade, caused, names, map(pairs.__getitem__, caused), causes))
+    evidence = map(_Evidence(walk, caused), caused)
+    return [
+        Cascade(digest, name, pairs[digest], reached, *seen)
+        for digest, name, reached, seen in zip(caused, names, causes, evidence, strict=True)
+    ]
+
+
+class _Evidence:
+    """What a cascade spec's new edges name one step down: the causes (`direct`), the cascade
+    specs with causes (`through`: the rest of its causes is theirs), and those of both that only
+    build edges name. An edge the walk left out (closing a cycle) is left out here too, so
+    following `through` down gives the causes the walk found and no other. A few set operations
+    in C a spec, over its edges."""
+
+    def __init__(self, walk: _Walk, caused: list[str]):
+        self.walk, self.cycles, self.causes = walk, set(walk.cycles), walk.triggers
+        self.named = walk.triggers.union(caused)  # what an edge of evidence names
+
+    def __call__(self, digest: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+        node = self.walk.new[digest]
+        named = self.named.intersection(node.deps)
+        if self.cycles:
+            named = {t for t in named if (digest, t) not in self.cycles}
+        direct = named.intersection(self.causes)
+        build = named.difference(compress(node.deps, self.walk.links(node)))
+        return _sorted(direct), _sorted(named.difference(direct)), _sorted(build)
+
+
+def _sorted(hashes: set[str]) -> tuple[str, ...]:
+    return tuple(sorted(hashes)) if hashes else ()
 
 
 _Caused = tuple[
@@ -412,6 +445,7 @@ def narrow_rebuilds(rebuilds: Rebuilds, kept: Callable[[str], bool], new: Graph)
     built = (_narrowed(b, kept, new) for b in rebuilds.new_builds)
     causing = sorted((b for b in built if b is not None and b.cascade), key=order)
     cascades = tuple(c for c in rebuilds.cascades if kept(c.hash))
+    filtered_out = _filtered_out(cascades, rebuilds.cascades, kept)
     hash_scheme = tuple(filter(kept, rebuilds.hash_scheme))
     unexplained = tuple(filter(kept, rebuilds.unexplained))
     rebuilt = len(triggers) + len(cascades) + len(hash_scheme) + len(unexplained)
@@ -424,54 +458,21 @@ def narrow_rebuilds(rebuilds: Rebuilds, kept: Callable[[str], bool], new: Graph)
         tuple(causing),
         _moves(triggers, rebuilt),
         rebuilds.scheme,
+        filtered_out,
     )
 
 
-def _formats(snapshot: Snapshot) -> dict[str, set[str]]:
-    """The formats and Spack versions a side's environments record, by kind."""
-    found: dict[str, set[str]] = {}
-    for environment in snapshot.environments:
-        for kind, value in (
-            ("Spack", environment.spack_version),
-            ("lockfile", environment.lockfile and f"v{environment.lockfile}"),
-            ("database", environment.database and f"v{environment.database}"),
-        ):
-            if value:
-                found.setdefault(kind, set()).add(str(value))
-    return found
-
-
-def _scheme(was: dict[str, set[str]], now: dict[str, set[str]], evidence: str, kept: int) -> Scheme:
-    versions = tuple(
-        (kind, ", ".join(sorted(was.get(kind, ()))), ", ".join(sorted(now.get(kind, ()))))
-        for kind in ("Spack", "lockfile", "database")
-        if kind in was or kind in now
-    )
-    return Scheme(cast(Any, evidence), kept, versions)
-
-
-_LEAF = attrgetter(
-    "name", "version", "platform", "os", "target", "compiler", "variants", "package_hash",
-    "namespace", "external",
-)  # fmt: skip
-
-
-def rebuild_scheme(old: Snapshot, new: Snapshot) -> Scheme | None:
-    """A change of Spack's hash scheme (SPEC section 6): known when the two sides' lockfile or
-    database versions differ, or when no hash is kept and records with no dependencies, equal
-    in every field, have another hash on each side."""
-    if old.graph is None or new.graph is None:
-        return None
-    was, now = _formats(old), _formats(new)
-    kept = len(old.graph.nodes.keys() & new.graph.nodes.keys())
-    differ = any(was.get(k) != now.get(k) for k in ("lockfile", "database") if k in was or k in now)
-    if differ:
-        return _scheme(was, now, "formats", kept)
-    if kept:
-        return None
-    leaves = [
-        {_LEAF(n) for n in graph.nodes.values() if not n.deps} for graph in (old.graph, new.graph)
-    ]
-    if leaves[0].isdisjoint(leaves[1]):
-        return None
-    return _scheme(was, now, "rehashed", kept)
+def _filtered_out(
+    kept_ones: Iterable[Cascade], cascades: Iterable[Cascade], kept: Callable[[str], bool]
+) -> tuple[Cascade, ...]:
+    """The cascade specs the filters leave out that the kept ones' `through` names, directly or
+    further down, sorted by hash: each visited once."""
+    by_hash = {c.hash: c for c in cascades}
+    seen: set[str] = set()
+    todo = [t for c in kept_ones for t in c.through if not kept(t)]
+    while todo:
+        digest = todo.pop()
+        if digest not in seen:
+            seen.add(digest)
+            todo.extend(t for t in by_hash[digest].through if not kept(t))
+    return tuple(by_hash[d] for d in sorted(seen))

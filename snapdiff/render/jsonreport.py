@@ -14,6 +14,7 @@ from ..compare.classes import CLASSES
 from ..model import Configuration
 from ..report import (
     BuiltOnlyIn,
+    Cascade,
     Change,
     EnvironmentChange,
     FieldChange,
@@ -33,6 +34,8 @@ from ..report import (
 from ..schema import (
     BuiltOnlyInJSON,
     BumpJSON,
+    CascadeJSON,
+    CausePackagesJSON,
     ChangeJSON,
     ClassCountJSON,
     ConfigurationJSON,
@@ -55,6 +58,7 @@ from ..schema import (
     SummaryJSON,
 )
 from ..versions import Bump
+from .rebuildfolds import PACKAGES_SHOWN
 
 if TYPE_CHECKING:
     from ..history import History
@@ -338,8 +342,10 @@ def render_json(report: Report) -> str:
 
 
 def rebuilds_to_dict(rebuilds: Rebuilds) -> RebuildsJSON:
-    """SPEC section 6's `rebuilds`, plus each trigger's cascade by package and the count of
-    distinct rebuilt specs."""
+    """SPEC section 6's `rebuilds`, with the cause->spec relation given once and in proportion
+    to the input: each cascade spec names what its new edges reach one step down (the rest of
+    its causes is theirs), each cause counts its cascade; plus each cause's first packages and
+    the count of distinct rebuilt specs."""
     scheme = rebuilds.scheme
     return {
         "scheme": None
@@ -362,10 +368,10 @@ def rebuilds_to_dict(rebuilds: Rebuilds) -> RebuildsJSON:
                 "changes": list(t.changes),
                 "from": {kind: _cause_field(value) for kind, value in t.before},
                 "to": {kind: _cause_field(value) for kind, value in t.after},
-                "cascade": list(t.cascade),
-                "cascade_build_only": list(t.cascade_build_only),
+                "cascade_specs": len(t.cascade),
+                "cascade_build_only_specs": len(t.cascade_build_only),
                 "stacks": list(t.stacks),
-                "packages": [{"name": name, "specs": n} for name, n in t.packages],
+                **_packages(t.packages),
             }
             for t in rebuilds.triggers
         ],
@@ -373,15 +379,13 @@ def rebuilds_to_dict(rebuilds: Rebuilds) -> RebuildsJSON:
             {
                 "hash": b.hash,
                 "name": b.name,
-                "cascade": list(b.cascade),
-                "cascade_build_only": list(b.cascade_build_only),
+                "cascade_specs": len(b.cascade),
+                "cascade_build_only_specs": len(b.cascade_build_only),
             }
             for b in rebuilds.new_builds
         ],
-        "cascades": [
-            {"hash": c.hash, "name": c.name, "predecessor": c.predecessor, "causes": list(c.causes)}
-            for c in rebuilds.cascades
-        ],
+        "cascades": list(map(_cascade, rebuilds.cascades)),
+        "cascades_filtered_out": list(map(_cascade, rebuilds.filtered_out)),
         "hash_scheme": list(rebuilds.hash_scheme),
         "unexplained": list(rebuilds.unexplained),
         "missing_dependencies": [
@@ -395,6 +399,27 @@ def rebuilds_to_dict(rebuilds: Rebuilds) -> RebuildsJSON:
             for m in rebuilds.missing_dependencies
         ],
         "rebuilt": rebuilds.rebuilt,
+    }
+
+
+def _cascade(cascade: Cascade) -> CascadeJSON:
+    return {
+        "hash": cascade.hash,
+        "name": cascade.name,
+        "predecessor": cascade.predecessor,
+        "direct_causes": list(cascade.direct),
+        "through": list(cascade.through),
+        "build_edges": list(cascade.build_edges),
+    }
+
+
+def _packages(packages: tuple[tuple[str, int], ...]) -> CausePackagesJSON:
+    """A cause's cascade by package: the first PACKAGES_SHOWN (as a fold lists them) and how
+    many more (a ladder of triggers gives each cause a package per spec)."""
+    shown = packages[:PACKAGES_SHOWN]
+    return {
+        "packages": [{"name": name, "specs": n} for name, n in shown],
+        "packages_more": len(packages) - len(shown),
     }
 
 

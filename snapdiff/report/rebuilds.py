@@ -120,7 +120,16 @@ class Cascade(msgspec.Struct, frozen=True, gc=False):
     hash: str
     name: str
     predecessor: str
-    causes: tuple[str, ...]  # trigger and new build hashes, sorted
+    # every trigger and new build it reaches, sorted: the cause->spec relation, which a ladder
+    # of stacked triggers makes quadratic in the input (8 bytes a pair, tuples shared by the
+    # specs of one reach); kept for the gates and the causes' counts, never written out whole
+    causes: tuple[str, ...]
+    # the evidence, one step down its new edges (the JSON's): the causes they name, the other
+    # cascade specs they name (the rest of its causes is theirs), and those of both named by
+    # build edges only; each sorted. Linear in the edges.
+    direct: tuple[str, ...] = ()
+    through: tuple[str, ...] = ()
+    build_edges: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +157,9 @@ class Rebuilds:
     new_builds: tuple[NewBuild, ...] = ()  # those that cause a cascade, as triggers are sorted
     moves: tuple[Move, ...] = ()  # most specs first
     scheme: Scheme | None = None
+    # with filters: the cascade specs they leave out that a kept one's `through` names,
+    # directly or further down (so the evidence can be followed whole); sorted by hash
+    filtered_out: tuple[Cascade, ...] = ()
 
     @property
     def rebuilt(self) -> int:

@@ -16,6 +16,7 @@ from causes import (
     check,
     comparable,
     derive,
+    expand,
     normal_compiler,
     predecessors_of,
     read_side,
@@ -486,3 +487,85 @@ def test_the_command_line_prints_the_problems(
     assert done.returncode == 1 and "unexplained" in done.stdout
     done = subprocess.run(script, capture_output=True, text=True)
     assert json.loads(done.stdout)["triggers"][0]["hash"] == "z1"
+
+
+def _evidence_pair(tmp_path: Path) -> tuple[Path, Path]:
+    """`app` links `mid`, which links `zlib` (bumped), and builds with `cmake` (bumped): `app`
+    reaches `zlib` through `mid` by link edges and `cmake` directly by a build edge."""
+    old = {
+        "z0": node("zlib"),
+        "c0": node("cmake"),
+        "m0": node("mid", deps=(("zlib", "z0", ("link",)),)),
+        "a0": node("app", deps=(("mid", "m0", ("link",)), ("cmake", "c0", ("build",)))),
+    }
+    new = {
+        "z1": node("zlib", "1.1"),
+        "c1": node("cmake", "1.1"),
+        "m1": node("mid", deps=(("zlib", "z1", ("link",)),)),
+        "a1": node("app", deps=(("mid", "m1", ("link",)), ("cmake", "c1", ("build",)))),
+    }
+    return pair(tmp_path, old, new)
+
+
+def _schema_2(found: dict[str, Any]) -> dict[str, Any]:
+    """The checker's own `rebuilds` of `_evidence_pair` as a report of schema 2 writes it."""
+    cascades = {
+        "a1": {"direct_causes": ["c1"], "through": ["m1"], "build_edges": ["c1"]},
+        "m1": {"direct_causes": ["z1"], "through": [], "build_edges": []},
+    }
+    counts = {"c1": (1, 1), "z1": (2, 0)}
+    return {
+        **found,
+        "triggers": [
+            {k: v for k, v in t.items() if k not in ("cascade", "cascade_build_only")}
+            | dict(
+                zip(("cascade_specs", "cascade_build_only_specs"), counts[t["hash"]], strict=True)
+            )
+            for t in found["triggers"]
+        ],
+        "cascades": [
+            {k: c[k] for k in ("hash", "name", "predecessor")} | cascades[c["hash"]]
+            for c in found["cascades"]
+        ],
+        "cascades_filtered_out": [],
+    }
+
+
+def test_check_follows_the_evidence_one_step_down_and_checks_each_edge(tmp_path: Path) -> None:
+    """Schema 2 gives each cascade spec's edges one step down: the checker follows them to the
+    whole relation (the same as it derives) and checks each named edge against the records."""
+    sides = _evidence_pair(tmp_path)
+    found = derive(*sides)
+    assert [c["causes"] for c in found["cascades"]] == [["c1", "z1"], ["z1"]]
+    said = _schema_2(found)
+    assert expand(said)["cascades"] == found["cascades"]
+    assert check(said, *sides) == []
+
+    def tampered(spec: str, **evidence: list[str]) -> list[str]:
+        cascades = [c | evidence if c["hash"] == spec else c for c in said["cascades"]]
+        return check({**said, "cascades": cascades}, *sides)
+
+    assert "cascade a1: z1 is no new edge of its record" in tampered("a1", direct_causes=["z1"])
+    assert "cascade a1: build_edges [], records ['c1']" in tampered("a1", build_edges=[])
+    assert any(p.startswith("cascades: a1") for p in tampered("a1", through=[]))
+    counted = [t | {"cascade_specs": 1} for t in said["triggers"]]
+    assert "z1: cascade_specs 1, evidence 2" in check({**said, "triggers": counted}, *sides)
+
+
+CASES = Path(__file__).parents[1] / "cases"
+
+
+@pytest.mark.parametrize(
+    "case",
+    sorted(
+        p.parent.name
+        for p in CASES.glob("*/expected.json")
+        if json.loads(p.read_text())["rebuilds"] is not None
+    ),
+)
+def test_every_golden_cases_rebuilds_are_what_the_checker_derives(case: str) -> None:
+    """A golden JSON is reviewed by this too: its `rebuilds`, the evidence followed down, is
+    the relation the checker derives from the case's inputs, and every named edge is real."""
+    folder = CASES / case
+    rebuilds = json.loads((folder / "expected.json").read_text())["rebuilds"]
+    assert check(rebuilds, folder / "old", folder / "new") == []

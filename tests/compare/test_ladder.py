@@ -1,6 +1,6 @@
 """Issue 47 item 4: a ladder of triggers (tests/helpers/laddergen.py, synthetic) makes SPEC
 section 6's cause -> cascade relation quadratic in the input; the causes stay true, and what the
-text and the Markdown say grows with the input, not with that relation."""
+text, the Markdown and the JSON say grows with the input, not with that relation."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import json
 from pathlib import Path
 
 import pytest
-from causes import check
+from causes import check, expand
 from laddergen import write
 
 from snapdiff.compare.diff import diff_snapshots
-from snapdiff.render.jsonreport import report_to_dict
+from snapdiff.render.jsonreport import render_json, report_to_dict
 from snapdiff.render.markdown import render_markdown
 from snapdiff.render.rebuildfolds import PACKAGES_SHOWN, rebuilt_rows
 from snapdiff.render.text import render_text
@@ -30,32 +30,37 @@ def _ladder(tmp_path: Path, rungs: int, tops: int, **shape: bool) -> Report:
 @pytest.mark.parametrize("shape", [{}, {"variants": True}])
 def test_a_ladders_causes_are_true(tmp_path: Path, shape: dict[str, bool]) -> None:
     """Each step reaches the rungs up to its own, each top every rung: the relation has
-    n(n+1)/2 + n*tops pairs, each said once per side (a trigger's cascade, a cascade's causes),
-    and the independent checker agrees with every claim."""
+    n(n+1)/2 + n*tops pairs. The JSON gives each once, as evidence one step down (a step names
+    its rung and the step below, a top the last step), which the checker follows and checks
+    against the records; each trigger counts its cascade."""
     rungs, tops = 12, 5
     report = _ladder(tmp_path, rungs, tops, **shape)
     rebuilds = report_to_dict(report)["rebuilds"]
     assert rebuilds is not None
     pairs = rungs * (rungs + 1) // 2 + rungs * tops
-    assert sum(len(c["causes"]) for c in rebuilds["cascades"]) == pairs
-    assert sum(len(t["cascade"]) for t in rebuilds["triggers"]) == pairs
-    assert all(c["causes"] == sorted(c["causes"]) for c in rebuilds["cascades"])
+    evidence = sum(len(c["direct_causes"]) + len(c["through"]) for c in rebuilds["cascades"])
+    assert evidence == 2 * rungs - 1 + tops  # an edge a step (the first has no step below), top
+    assert sum(t["cascade_specs"] for t in rebuilds["triggers"]) == pairs
+    whole = expand(dict(rebuilds))
+    assert sum(len(c["causes"]) for c in whole["cascades"]) == pairs
+    assert sum(len(t["cascade"]) for t in whole["triggers"]) == pairs
     assert len(rebuilds["triggers"]) == rungs and rebuilds["rebuilt"] == 2 * rungs + tops
     path = tmp_path / f"ladder-{rungs}-{tops}"
     assert check(dict(rebuilds), path / "old", path / "new") == []
 
 
-def _sizes(tmp_path: Path, rungs: int) -> tuple[int, int, int]:
-    """Bytes of the input pair, the text and the Markdown of a ladder of `rungs`."""
+def _sizes(tmp_path: Path, rungs: int) -> tuple[int, int, int, int]:
+    """Bytes of the input pair, the text, the Markdown and the JSON of a ladder of `rungs`."""
     report = _ladder(tmp_path, rungs, rungs // 2)
     folder = tmp_path / f"ladder-{rungs}-{rungs // 2}"
     given = sum(p.stat().st_size for p in folder.glob("*/build_cache/index.json"))
-    return given, len(render_text(report)), len(render_markdown(report))
+    return given, len(render_text(report)), len(render_markdown(report)), len(render_json(report))
 
 
-def test_text_and_markdown_grow_with_the_input_not_the_relation(tmp_path: Path) -> None:
-    """Twice the rungs: twice the input, four times the relation, and about twice the text and
-    the Markdown (each cause one line, its fold at most PACKAGES_SHOWN packages)."""
+def test_every_format_grows_with_the_input_not_the_relation(tmp_path: Path) -> None:
+    """Twice the rungs: twice the input, four times the relation, and about twice the text, the
+    Markdown (each cause one line, its fold at most PACKAGES_SHOWN packages) and the JSON (each
+    cascade spec's edges one step down, each cause's counts and first PACKAGES_SHOWN packages)."""
     small, large = _sizes(tmp_path, 40), _sizes(tmp_path, 80)
     assert 1.9 < large[0] / small[0] < 2.1
     for before, after in zip(small[1:], large[1:], strict=True):
@@ -81,12 +86,12 @@ def test_a_template_still_reads_the_rebuilds_of_the_json_report(tmp_path: Path) 
     report = _ladder(tmp_path, 5, 2)
     template = tmp_path / "mine.md.j2"
     template.write_text(
-        "{{ report.rebuilds.triggers|length }} {{ report.rebuilds['cascades'][-1].causes|length }}"
+        "{{ report.rebuilds.triggers|length }} {{ report.rebuilds['cascades'][-1].through|length }}"
         " {{ report.rebuilds|length }} {{ 'cascades' in report.rebuilds }}\n"
     )
     rebuilds = report_to_dict(report)["rebuilds"]
     assert rebuilds is not None
-    expected = f"5 {len(rebuilds['cascades'][-1]['causes'])} {len(rebuilds)} True\n"
+    expected = f"5 {len(rebuilds['cascades'][-1]['through'])} {len(rebuilds)} True\n"
     assert render_markdown(report, template=str(template)) == expected
 
 

@@ -10,9 +10,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from causes import check
+from causes import check, expand
 
 from snapdiff.compare.diff import diff_snapshots
+from snapdiff.model import Filters
 from snapdiff.render.jsonreport import render_json
 from snapdiff.render.text import render_text
 from snapdiff.sources import load_pair
@@ -123,9 +124,10 @@ def test_a_new_build_reached_by_new_edges_is_a_cause(tmp_path: Path) -> None:
     found = run(tmp_path, old, new)
     assert found["triggers"] == [] and found["unexplained"] == []
     assert found["new_builds"] == [
-        {"hash": h("n"), "name": "cray-mpich", "cascade": [h("b")], "cascade_build_only": []}
+        {"hash": h("n"), "name": "cray-mpich", "cascade_specs": 1, "cascade_build_only_specs": 0}
     ]
-    assert found["cascades"][0]["causes"] == [h("n")]
+    evidence = {k: found["cascades"][0][k] for k in ("direct_causes", "through", "build_edges")}
+    assert evidence == {"direct_causes": [h("n")], "through": [], "build_edges": []}
     assert "a new build of cray-mpich 8.1.27: 1 other spec rebuilt" in found["text"]
 
 
@@ -289,3 +291,56 @@ def test_a_compiler_change_is_said_by_spack_1_packages(tmp_path: Path) -> None:
         "compiler intel-oneapi-compilers@2023.2.1 → intel-oneapi-compilers@2024.0.2"
         in found["text"]
     )
+
+
+def _through_pair(tmp_path: Path) -> tuple[Path, Path]:
+    """`app` links `mid`, which links `zlib` (bumped); `app` builds with `cmake` (bumped)."""
+    old = {
+        h("z"): node("zlib"),
+        h("c"): node("cmake"),
+        h("m"): node("mid", deps=(("zlib", h("z")),), deptypes=("link",)),
+        h("a"): node("app", deps=(("mid", h("m")),), deptypes=("link",)),
+    }
+    new = {
+        h("y"): node("zlib", "1.1"),
+        h("d"): node("cmake", "1.1"),
+        h("n"): node("mid", deps=(("zlib", h("y")),), deptypes=("link",)),
+        h("b"): node("app", deps=(("mid", h("n")),), deptypes=("link",)),
+    }
+    old[h("a")]["dependencies"].append(
+        {"name": "cmake", "hash": h("c"), "parameters": {"deptypes": ["build"], "virtuals": []}}
+    )
+    new[h("b")]["dependencies"].append(
+        {"name": "cmake", "hash": h("d"), "parameters": {"deptypes": ["build"], "virtuals": []}}
+    )
+    return lockfile(tmp_path / "old", old), lockfile(tmp_path / "new", new)
+
+
+def test_each_cascade_spec_names_its_edges_one_step_down(tmp_path: Path) -> None:
+    """The JSON gives the relation once: `app` names `cmake` (a cause, by a build edge) and
+    `mid` (through which it reaches `zlib`); each cause counts its cascade."""
+    a, b = _through_pair(tmp_path)
+    rebuilds = json.loads(render_json(diff_snapshots(*load_pair(str(a), str(b)))))["rebuilds"]
+    assert check(rebuilds, a, b) == []
+    said = {
+        c["name"]: [c[k] for k in ("direct_causes", "through", "build_edges")]
+        for c in rebuilds["cascades"]
+    }
+    assert said == {"app": [[h("d")], [h("n")], [h("d")]], "mid": [[h("y")], [], []]}
+    counts = {
+        t["name"]: (t["cascade_specs"], t["cascade_build_only_specs"]) for t in rebuilds["triggers"]
+    }
+    assert counts == {"zlib": (2, 0), "cmake": (1, 1)}
+    assert rebuilds["cascades_filtered_out"] == []
+
+
+def test_with_filters_the_specs_a_kept_one_goes_through_are_given_apart(tmp_path: Path) -> None:
+    """`--package app` keeps `app`'s entry; `mid`, which it reaches `zlib` through, is in
+    `cascades_filtered_out`, so the evidence can still be followed whole."""
+    a, b = _through_pair(tmp_path)
+    report = diff_snapshots(*load_pair(str(a), str(b)), Filters(package=("app",)))
+    rebuilds = json.loads(render_json(report))["rebuilds"]
+    assert [c["name"] for c in rebuilds["cascades"]] == ["app"]
+    assert [c["name"] for c in rebuilds["cascades_filtered_out"]] == ["mid"]
+    assert expand(rebuilds)["cascades"][0]["causes"] == sorted([h("d"), h("y")])
+    assert rebuilds["rebuilt"] == 3  # app, and the two triggers its cascade keeps

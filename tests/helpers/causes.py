@@ -598,11 +598,133 @@ def missing(old: dict[str, Record], new: dict[str, Record]) -> list[dict[str, An
 # -- comparing a report ------------------------------------------------------------------------
 
 
+def _reaches(start: str, by_hash: dict[str, Record], memo: dict[str, Any]) -> None:
+    """The causes a cascade spec of a report reaches (all, and by link/run edges only), from
+    the evidence one step down (`direct_causes`, `through`, `build_edges`), into `memo`: a
+    plain depth-first search, iterative (a chain may be deeper than Python's recursion)."""
+    todo, on_path = [start], set()
+    while todo:
+        digest = todo[-1]
+        if digest in memo:
+            todo.pop()
+            continue
+        c = by_hash[digest]
+        below = [t for t in c["through"] if t not in memo and t in by_hash and t not in on_path]
+        if below and digest not in on_path:
+            on_path.add(digest)
+            todo.extend(below)
+            continue
+        todo.pop()
+        on_path.discard(digest)
+        build = set(c["build_edges"])
+        every, linked = set(c["direct_causes"]), set(c["direct_causes"]) - build
+        for t in c["through"]:
+            found, found_linked = memo.get(t, (set(), set()))
+            every |= found
+            if t not in build:
+                linked |= found_linked
+        memo[digest] = (every, linked)
+
+
+def _whole(rebuilds: dict[str, Any]) -> bool:
+    """Whether `rebuilds` lists the whole relation (schema 1, or the checker's own)."""
+    causing = [*(rebuilds.get("triggers") or []), *(rebuilds.get("new_builds") or [])]
+    return any("causes" in c for c in rebuilds.get("cascades") or []) or any(
+        "cascade" in c for c in causing
+    )
+
+
+def expand(rebuilds: dict[str, Any]) -> dict[str, Any]:
+    """A report's `rebuilds` of schema 2, which gives each cause->spec fact once (each cascade
+    spec names its causes and cascade specs one step down; each cause counts its cascade),
+    written out as the whole relation the checker derives: each cascade's `causes`, each
+    cause's `cascade` and `cascade_build_only`. Schema 1 (or the checker's own) as it is."""
+    cascades = rebuilds.get("cascades") or []
+    if _whole(rebuilds):
+        return rebuilds
+    by_hash = {c["hash"]: c for c in [*cascades, *(rebuilds.get("cascades_filtered_out") or [])]}
+    memo: dict[str, Any] = {}
+    cascade: dict[str, list[str]] = {}
+    build_only: dict[str, list[str]] = {}
+    for c in cascades:
+        _reaches(c["hash"], by_hash, memo)
+        every, linked = memo[c["hash"]]
+        for cause in every:
+            cascade.setdefault(cause, []).append(c["hash"])
+            if cause not in linked:
+                build_only.setdefault(cause, []).append(c["hash"])
+
+    def whole(cause: Record) -> Record:
+        return {
+            **cause,
+            "cascade": sorted(cascade.get(cause["hash"], [])),
+            "cascade_build_only": sorted(build_only.get(cause["hash"], [])),
+        }
+
+    return {
+        **rebuilds,
+        "triggers": [whole(t) for t in rebuilds.get("triggers") or []],
+        "new_builds": [whole(b) for b in rebuilds.get("new_builds") or []],
+        "cascades": [
+            {k: c[k] for k in ("hash", "name", "predecessor")}
+            | {"causes": sorted(memo[c["hash"]][0])}
+            for c in cascades
+        ],
+    }
+
+
+def evidence(rebuilds: dict[str, Any], derived: Derived) -> list[str]:
+    """What a report of schema 2 gives as evidence one step down, checked on the raw records:
+    each cascade spec's `direct_causes` and `through` are hashes its record names by a new edge
+    (one `OLD` lacks), `through` names cascade specs the report lists, `build_edges` are exactly
+    those of them named by no `link` or `run` edge, each list sorted; each cause's counts are
+    those of its cascade."""
+    cascades = rebuilds.get("cascades") or []
+    if _whole(rebuilds):
+        return []
+    old, new, problems = derived.old, derived.new, []
+    listed = {c["hash"] for c in [*cascades, *(rebuilds.get("cascades_filtered_out") or [])]}
+    for c in [*cascades, *(rebuilds.get("cascades_filtered_out") or [])]:
+        digest = c["hash"]
+        for key in ("direct_causes", "through", "build_edges"):
+            if c[key] != sorted(set(c[key])):
+                problems.append(f"cascade {digest}: {key} not sorted, or named twice")
+        edges: dict[str, set[str]] = {}
+        for (_, dep), deptypes in new.get(digest, {}).get("edges", {}).items():
+            edges.setdefault(dep, set()).update(deptypes)
+        named = [*c["direct_causes"], *c["through"]]
+        for dep in named:
+            if dep not in edges or dep in old:
+                problems.append(f"cascade {digest}: {dep} is no new edge of its record")
+        if stray := sorted(set(c["through"]) - listed):
+            problems.append(f"cascade {digest}: through {_cut(stray)}, no cascade listed")
+        build = sorted(d for d in named if d in edges and not {"link", "run"} & edges[d])
+        if sorted(c["build_edges"]) != build:
+            problems.append(f"cascade {digest}: build_edges {c['build_edges']}, records {build}")
+    whole = expand(rebuilds)
+    for said, full in zip(
+        [*(rebuilds.get("triggers") or []), *(rebuilds.get("new_builds") or [])],
+        [*whole["triggers"], *whole["new_builds"]],
+        strict=True,
+    ):
+        for count, key in (
+            ("cascade_specs", "cascade"),
+            ("cascade_build_only_specs", "cascade_build_only"),
+        ):
+            if said.get(count) != len(full[key]):
+                problems.append(
+                    f"{said['hash']}: {count} {said.get(count)}, evidence {len(full[key])}"
+                )
+    return problems
+
+
 def comparable(rebuilds: dict[str, Any]) -> dict[str, Any]:
     """A report's `rebuilds` with only what the checker derives: scheme presence, moves (compiler
     values normalised; dimensions target, os, platform, compiler), triggers (changes sorted),
-    new builds, cascades, hash-scheme, unexplained and missing dependencies. A field the report
-    lacks reads as empty (`check` says that it lacks it)."""
+    new builds, cascades, hash-scheme, unexplained and missing dependencies; schema 2's evidence
+    expanded (`expand`). A field the report lacks reads as empty (`check` says that it lacks
+    it)."""
+    rebuilds = expand(rebuilds)
     keys = ("hash", "name", "predecessor", "cascade", "cascade_build_only", "stacks")
 
     def values(move: dict[str, Any], end: str) -> list[str]:
@@ -730,7 +852,7 @@ def check(rebuilds: dict[str, Any], old_side: Path, new_side: Path) -> list[str]
     problems = [f"rebuilds lacks {', '.join(lacking)}"] if lacking else []
     got, want = comparable(rebuilds), comparable(derived.rebuilds)
     problems += [_differ(key, got[key], want[key]) for key in want if got[key] != want[key]]
-    return problems + invariants(rebuilds, derived)
+    return problems + invariants(rebuilds, derived) + evidence(rebuilds, derived)
 
 
 def main(argv: list[str]) -> int:
