@@ -13,9 +13,10 @@ import re
 from pathlib import Path
 
 import pytest
-from gitrepo import commit, new_repo
+from gitrepo import commit, git, new_repo
 from hostile import (
     HOSTILE,
+    HOSTILE_PATH,
     LONG,
     STRINGS,
     copy_pages,
@@ -145,3 +146,41 @@ def test_filters_and_allow_reasons_echoed_are_inert(
     assert "xqreason" in markers(captured.out) and markdown_leaks(captured.out) == []
     assert "xqreason" in captured.err and terminal_leaks(captured.err) == []
     assert all(line.startswith(("snapdiff: ", "::")) for line in captured.err.splitlines())
+
+
+# As hostile a branch name as git allows (no space, `[`, `\`, `~`, `^`, `:`, `?`, `*` or control
+# character; a bidi control and a zero-width space are not ASCII, so allowed).
+HOSTILE_REF = "](evil.example)<img_src=x>www.evil.example@mention#123|`_\u202e\u200b!"
+
+
+def test_revision_names_are_inert(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two branches named to attack: the report's heading names both revisions."""
+    repo = new_repo(tmp_path / "repo")
+    copy_pages("explanations", "old", repo)
+    commit(repo, "start", 1)
+    git(repo, "branch", f"xqold{HOSTILE_REF}")
+    copy_pages("explanations", "new", repo)
+    commit(repo, "next", 2)
+    git(repo, "branch", f"xqnew{HOSTILE_REF}")
+    argv = ["--repo", str(repo), f"xqold{HOSTILE_REF}", f"xqnew{HOSTILE_REF}", "--for", "github"]
+    found, markdown, err = _run(argv, capsys)
+    assert found == 0, err
+    assert markdown_leaks(markdown) == [] and {"xqold", "xqnew"} <= markers(markdown)
+    _, text, _ = _run([*argv[:4], "-f", "text", "--color", "never"], capsys)
+    assert terminal_leaks(text) == [] and {"xqold", "xqnew"} <= markers(text)
+
+
+def test_a_bad_page_left_out_by_keep_going_is_said_inertly(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--keep-going` says each page it left out, by its path, in the report and on stderr."""
+    old, new = pages("explanations", tmp_path)
+    tag = next((new / "_cache").iterdir())  # the hostile tag's folder
+    bad = tag / ("xqbadpage" + HOSTILE_PATH) / "specs.md"
+    bad.parent.mkdir()
+    bad.write_text("---\ntitle: [not, a page\n", encoding="utf-8")
+    argv = [str(old), str(new), "--keep-going", "--for", "github"]
+    found, markdown, err = _run(argv, capsys)
+    assert found == 0, err
+    assert "xqbadpage" in markers(markdown) and markdown_leaks(markdown) == []
+    assert "xqbadpage" in err and terminal_leaks(err) == []
