@@ -8,9 +8,12 @@ from .report import GateLevel, OwnChange, SideName, Status
 from .versions import BumpKind, BumpSize
 
 __all__ = [
+    "CAUSE_LISTS",
     "BuiltOnlyInJSON",
     "BumpJSON",
     "CascadeJSON",
+    "CausePackagesJSON",
+    "CauseStacksJSON",
     "ChangeJSON",
     "ConfigurationJSON",
     "ExemptionJSON",
@@ -215,16 +218,26 @@ TriggerJSON = TypedDict(
         "to": dict[str, str | list[str]],
         "cascade_specs": int,  # the cascade specs it causes
         "cascade_build_only_specs": int,  # those it reaches through a build edge only
-        "stacks": list[str],
-        "packages": list[CascadePackageJSON],  # the cascade by package, most specs first: 30
-        "packages_more": int,  # the packages after those
+        "stacks": list[str],  # the first CAUSE_LISTS, sorted
+        "stacks_more": int,  # the stacks after those
+        "packages": list[CascadePackageJSON],  # the cascade by package, most specs first:
+        "packages_more": int,  # the first CAUSE_LISTS, and the packages after those
     },
 )
+
+# The stacks and packages a trigger's record lists at most: what a ladder of triggers, each
+# reaching a package (or stack) per spec, would make quadratic; the rest is counted.
+CAUSE_LISTS = 30
 
 
 class CausePackagesJSON(TypedDict):
     packages: list[CascadePackageJSON]
     packages_more: int
+
+
+class CauseStacksJSON(TypedDict):
+    stacks: list[str]
+    stacks_more: int
 
 
 class NewBuildJSON(TypedDict):
@@ -258,7 +271,7 @@ class CascadeJSON(TypedDict):
     # (whose causes are its too), and those of both named by build edges only; sorted by hash
     direct_causes: list[str]
     through: list[str]
-    build_edges: list[str]
+    build_only: list[str]
 
 
 class MissingDependencyJSON(TypedDict):

@@ -30,9 +30,12 @@ class _Wire(msgspec.Struct, array_like=True, gc=False):
     cascade: list[bytes]  # a trigger's cascade, then a new build's: numbers in `cascades`
     build_only: list[bytes]
     causes: list[bytes]  # a cascade's causes: numbers in triggers, then new builds
-    direct: list[bytes]  # a cascade's evidence: causes as `causes`, cascade specs as `cascade`,
+    # a cascade's evidence one step down: its direct causes numbered as `causes` are, the specs
+    # it goes through as `cascade`'s, and those of both named by build edges only numbered in
+    # the causes, then the cascades
+    direct_causes: list[bytes]
     through: list[bytes]
-    build_edges: list[bytes]  # and both as numbers in the causes, then the cascades
+    named_by_build: list[bytes]
 
 
 def _numbers(hashes: tuple[str, ...], number: dict[str, int]) -> bytes:
@@ -51,7 +54,9 @@ def _emptied(found: Rebuilds) -> Rebuilds:
         found,
         triggers=tuple(replace(t, cascade=(), cascade_build_only=()) for t in found.triggers),
         new_builds=tuple(replace(b, cascade=(), cascade_build_only=()) for b in found.new_builds),
-        cascades=tuple(Cascade(c.hash, c.name, c.predecessor, ()) for c in found.cascades),
+        cascades=tuple(
+            Cascade(c.hash, c.name, c.predecessor, (), (), (), ()) for c in found.cascades
+        ),
     )
 
 
@@ -67,9 +72,9 @@ def _encode(found: Found) -> bytes:
         [_numbers(c.cascade, number) for c in causing],
         [_numbers(c.cascade_build_only, number) for c in causing],
         [_numbers(c.causes, cause) for c in rebuilds.cascades],
-        [_numbers(c.direct, cause) for c in rebuilds.cascades],
+        [_numbers(c.direct_causes, cause) for c in rebuilds.cascades],
         [_numbers(c.through, number) for c in rebuilds.cascades],
-        [_numbers(c.build_edges, either) for c in rebuilds.cascades],
+        [_numbers(c.build_only, either) for c in rebuilds.cascades],
     )
     return msgspec.msgpack.encode(wire)
 
@@ -95,7 +100,12 @@ def _decode(message: memoryview) -> Found:
             _hashes(build, either),
         )
         for c, numbers, direct, through, build in zip(
-            rebuilds.cascades, wire.causes, wire.direct, wire.through, wire.build_edges, strict=True
+            rebuilds.cascades,
+            wire.causes,
+            wire.direct_causes,
+            wire.through,
+            wire.named_by_build,
+            strict=True,
         )
     )
     triggers = tuple(

@@ -230,7 +230,7 @@ class _Evidence:
     in C a spec, over its edges."""
 
     def __init__(self, walk: _Walk, caused: list[str]):
-        self.walk, self.cycles, self.causes = walk, set(walk.cycles), walk.triggers
+        self.walk, self.cycles = walk, set(walk.cycles)
         self.named = walk.triggers.union(caused)  # what an edge of evidence names
 
     def __call__(self, digest: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
@@ -238,7 +238,7 @@ class _Evidence:
         named = self.named.intersection(node.deps)
         if self.cycles:
             named = {t for t in named if (digest, t) not in self.cycles}
-        direct = named.intersection(self.causes)
+        direct = named.intersection(self.walk.triggers)
         build = named.difference(compress(node.deps, self.walk.links(node)))
         return _sorted(direct), _sorted(named.difference(direct)), _sorted(build)
 

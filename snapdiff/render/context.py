@@ -21,7 +21,8 @@ from ..schema import (
 )
 from ..versions import Bump, bump_order
 from .environments import environment_views
-from .jsonreport import rebuilds_to_dict, report_to_dict
+from .jsonrebuilds import rebuilds_to_dict
+from .jsonreport import report_to_dict
 from .links import Links
 from .markup import Safe, code, some
 from .rebuildfolds import views

@@ -1,5 +1,5 @@
-"""The JSON reports, of a diff (SPEC section 4, its `rebuilds` section 6) and of `snapdiff log`
-(docs/json.md): records as plain data."""
+"""The JSON reports, of a diff (SPEC section 4; its `rebuilds`, section 6, in `jsonrebuilds`) and of
+`snapdiff log` (docs/json.md): records as plain data."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from ..compare.classes import CLASSES
 from ..model import Configuration
 from ..report import (
     BuiltOnlyIn,
-    Cascade,
     Change,
     EnvironmentChange,
     FieldChange,
@@ -34,8 +33,6 @@ from ..report import (
 from ..schema import (
     BuiltOnlyInJSON,
     BumpJSON,
-    CascadeJSON,
-    CausePackagesJSON,
     ChangeJSON,
     ClassCountJSON,
     ConfigurationJSON,
@@ -58,14 +55,13 @@ from ..schema import (
     SummaryJSON,
 )
 from ..versions import Bump
-from .rebuildfolds import PACKAGES_SHOWN
+from .jsonrebuilds import rebuilds_to_dict
 
 if TYPE_CHECKING:
     from ..history import History
 
 __all__ = [
     "history_to_dict",
-    "rebuilds_to_dict",
     "render_history_json",
     "render_json",
     "report_to_dict",
@@ -339,92 +335,6 @@ def dumps_json(data: ReportJSON | HistoryJSON) -> str:
 def render_json(report: Report) -> str:
     """The JSON report, indented, keys in schema order, ending with a newline."""
     return dumps_json(report_to_dict(report))
-
-
-def rebuilds_to_dict(rebuilds: Rebuilds) -> RebuildsJSON:
-    """SPEC section 6's `rebuilds`, with the cause->spec relation given once and in proportion
-    to the input: each cascade spec names what its new edges reach one step down (the rest of
-    its causes is theirs), each cause counts its cascade; plus each cause's first packages and
-    the count of distinct rebuilt specs."""
-    scheme = rebuilds.scheme
-    return {
-        "scheme": None
-        if scheme is None
-        else {
-            "from": scheme.before,
-            "to": scheme.after,
-            "evidence": scheme.evidence,
-            "kept": scheme.kept,
-        },
-        "moves": [
-            {"dimension": m.dimension, "from": [m.before], "to": [m.after], "specs": m.specs}
-            for m in rebuilds.moves
-        ],
-        "triggers": [
-            {
-                "hash": t.hash,
-                "name": t.name,
-                "predecessor": t.predecessor,
-                "changes": list(t.changes),
-                "from": {kind: _cause_field(value) for kind, value in t.before},
-                "to": {kind: _cause_field(value) for kind, value in t.after},
-                "cascade_specs": len(t.cascade),
-                "cascade_build_only_specs": len(t.cascade_build_only),
-                "stacks": list(t.stacks),
-                **_packages(t.packages),
-            }
-            for t in rebuilds.triggers
-        ],
-        "new_builds": [
-            {
-                "hash": b.hash,
-                "name": b.name,
-                "cascade_specs": len(b.cascade),
-                "cascade_build_only_specs": len(b.cascade_build_only),
-            }
-            for b in rebuilds.new_builds
-        ],
-        "cascades": list(map(_cascade, rebuilds.cascades)),
-        "cascades_filtered_out": list(map(_cascade, rebuilds.filtered_out)),
-        "hash_scheme": list(rebuilds.hash_scheme),
-        "unexplained": list(rebuilds.unexplained),
-        "missing_dependencies": [
-            {
-                "hash": m.hash,
-                "name": m.name,
-                "dependency": m.dependency,
-                "dependency_name": m.dependency_name,
-                "new": m.new,
-            }
-            for m in rebuilds.missing_dependencies
-        ],
-        "rebuilt": rebuilds.rebuilt,
-    }
-
-
-def _cascade(cascade: Cascade) -> CascadeJSON:
-    return {
-        "hash": cascade.hash,
-        "name": cascade.name,
-        "predecessor": cascade.predecessor,
-        "direct_causes": list(cascade.direct),
-        "through": list(cascade.through),
-        "build_edges": list(cascade.build_edges),
-    }
-
-
-def _packages(packages: tuple[tuple[str, int], ...]) -> CausePackagesJSON:
-    """A cause's cascade by package: the first PACKAGES_SHOWN (as a fold lists them) and how
-    many more (a ladder of triggers gives each cause a package per spec)."""
-    shown = packages[:PACKAGES_SHOWN]
-    return {
-        "packages": [{"name": name, "specs": n} for name, n in shown],
-        "packages_more": len(packages) - len(shown),
-    }
-
-
-def _cause_field(value: str | tuple[str, ...]) -> str | list[str]:
-    return value if isinstance(value, str) else list(value)
 
 
 def _step_bump(tag: str, name: str, bump: Bump) -> StepBumpJSON:

@@ -127,9 +127,9 @@ class Cascade(msgspec.Struct, frozen=True, gc=False):
     # the evidence, one step down its new edges (the JSON's): the causes they name, the other
     # cascade specs they name (the rest of its causes is theirs), and those of both named by
     # build edges only; each sorted. Linear in the edges.
-    direct: tuple[str, ...] = ()
-    through: tuple[str, ...] = ()
-    build_edges: tuple[str, ...] = ()
+    direct_causes: tuple[str, ...]
+    through: tuple[str, ...]
+    build_only: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)

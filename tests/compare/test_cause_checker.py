@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import laddergen
 import pytest
 from causes import (
     check,
@@ -22,6 +23,11 @@ from causes import (
     read_side,
     root_package,
 )
+
+from snapdiff.compare.diff import diff_snapshots
+from snapdiff.model import Filters
+from snapdiff.render.jsonreport import render_json
+from snapdiff.sources import load_pair
 
 HELPERS = Path(__file__).parents[1] / "helpers"
 Node = dict[str, Any]
@@ -510,8 +516,8 @@ def _evidence_pair(tmp_path: Path) -> tuple[Path, Path]:
 def _schema_2(found: dict[str, Any]) -> dict[str, Any]:
     """The checker's own `rebuilds` of `_evidence_pair` as a report of schema 2 writes it."""
     cascades = {
-        "a1": {"direct_causes": ["c1"], "through": ["m1"], "build_edges": ["c1"]},
-        "m1": {"direct_causes": ["z1"], "through": [], "build_edges": []},
+        "a1": {"direct_causes": ["c1"], "through": ["m1"], "build_only": ["c1"]},
+        "m1": {"direct_causes": ["z1"], "through": [], "build_only": []},
     }
     counts = {"c1": (1, 1), "z1": (2, 0)}
     return {
@@ -546,7 +552,7 @@ def test_check_follows_the_evidence_one_step_down_and_checks_each_edge(tmp_path:
         return check({**said, "cascades": cascades}, *sides)
 
     assert "cascade a1: z1 is no new edge of its record" in tampered("a1", direct_causes=["z1"])
-    assert "cascade a1: build_edges [], records ['c1']" in tampered("a1", build_edges=[])
+    assert "cascade a1: build_only [], records ['c1']" in tampered("a1", build_only=[])
     assert any(p.startswith("cascades: a1") for p in tampered("a1", through=[]))
     counted = [t | {"cascade_specs": 1} for t in said["triggers"]]
     assert "z1: cascade_specs 1, evidence 2" in check({**said, "triggers": counted}, *sides)
@@ -569,3 +575,45 @@ def test_every_golden_cases_rebuilds_are_what_the_checker_derives(case: str) -> 
     folder = CASES / case
     rebuilds = json.loads((folder / "expected.json").read_text())["rebuilds"]
     assert check(rebuilds, folder / "old", folder / "new") == []
+
+
+def _snippet() -> Any:
+    text = (CASES.parents[1] / "docs" / "json.md").read_text(encoding="utf-8")
+    names: dict[str, Any] = {}
+    exec(text.split("```python\n", 1)[1].split("```", 1)[0], names)
+    return names["causes_of"]
+
+
+def _snippet_agrees(causes_of: Any, rebuilds: dict[str, Any]) -> int:
+    """What the snippet gives equals `expand`'s lists: each cascade spec's causes, each cause's
+    cascade and build-only part; how many cascade specs were compared."""
+    found = causes_of(rebuilds)
+    whole = expand(rebuilds)
+    assert {c["hash"]: sorted(found[c["hash"]][0]) for c in rebuilds["cascades"]} == {
+        c["hash"]: c["causes"] for c in whole["cascades"]
+    }
+    for cause in whole["triggers"] + whole["new_builds"]:
+        cascade = [c["hash"] for c in rebuilds["cascades"] if cause["hash"] in found[c["hash"]][0]]
+        linked = {d for d in cascade if cause["hash"] in found[d][1]}
+        assert cascade == cause["cascade"]
+        assert [d for d in cascade if d not in linked] == cause["cascade_build_only"]
+    return len(rebuilds["cascades"])
+
+
+def test_the_snippet_of_docs_json_gives_the_lists_of_schema_1_back(tmp_path: Path) -> None:
+    """docs/json.md shows how to follow schema 2's evidence back to the lists of schema 1: on
+    every golden case with causes, and on a ladder of triggers whole and filtered, it gives
+    what the checker's `expand` gives."""
+    causes_of = _snippet()
+    compared = 0
+    for path in sorted(CASES.glob("*/expected.json")):
+        rebuilds = json.loads(path.read_text())["rebuilds"]
+        if rebuilds is not None:
+            compared += _snippet_agrees(causes_of, rebuilds)
+    old, new = laddergen.write(tmp_path / "ladder", 12, 5)
+    for narrow in (None, Filters(package=("top*",))):
+        report = diff_snapshots(*load_pair(str(old), str(new)), narrow)
+        rebuilds = json.loads(render_json(report))["rebuilds"]
+        assert bool(rebuilds["cascades_filtered_out"]) == (narrow is not None)
+        compared += _snippet_agrees(causes_of, rebuilds)
+    assert compared > 30  # 11 golden, 17 of the ladder, 5 filtered

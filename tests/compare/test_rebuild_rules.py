@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from causes import check, expand
 
 from snapdiff.compare.diff import diff_snapshots
@@ -126,8 +127,8 @@ def test_a_new_build_reached_by_new_edges_is_a_cause(tmp_path: Path) -> None:
     assert found["new_builds"] == [
         {"hash": h("n"), "name": "cray-mpich", "cascade_specs": 1, "cascade_build_only_specs": 0}
     ]
-    evidence = {k: found["cascades"][0][k] for k in ("direct_causes", "through", "build_edges")}
-    assert evidence == {"direct_causes": [h("n")], "through": [], "build_edges": []}
+    evidence = {k: found["cascades"][0][k] for k in ("direct_causes", "through", "build_only")}
+    assert evidence == {"direct_causes": [h("n")], "through": [], "build_only": []}
     assert "a new build of cray-mpich 8.1.27: 1 other spec rebuilt" in found["text"]
 
 
@@ -323,7 +324,7 @@ def test_each_cascade_spec_names_its_edges_one_step_down(tmp_path: Path) -> None
     rebuilds = json.loads(render_json(diff_snapshots(*load_pair(str(a), str(b)))))["rebuilds"]
     assert check(rebuilds, a, b) == []
     said = {
-        c["name"]: [c[k] for k in ("direct_causes", "through", "build_edges")]
+        c["name"]: [c[k] for k in ("direct_causes", "through", "build_only")]
         for c in rebuilds["cascades"]
     }
     assert said == {"app": [[h("d")], [h("n")], [h("d")]], "mid": [[h("y")], [], []]}
@@ -344,3 +345,28 @@ def test_with_filters_the_specs_a_kept_one_goes_through_are_given_apart(tmp_path
     assert [c["name"] for c in rebuilds["cascades_filtered_out"]] == ["mid"]
     assert expand(rebuilds)["cascades"][0]["causes"] == sorted([h("d"), h("y")])
     assert rebuilds["rebuilt"] == 3  # app, and the two triggers its cascade keeps
+
+
+@pytest.mark.parametrize("order", [("build", "link"), ("link", "build")])
+def test_an_edge_listed_twice_is_a_link_edge_if_either_listing_says_link(
+    tmp_path: Path, order: tuple[str, str]
+) -> None:
+    """`app` lists `zlib` twice, once as a build and once as a link dependency, in either order:
+    one edge with both deptypes, so `app` is rebuilt through a link edge (the records say so),
+    not through build dependencies only."""
+
+    def app(zlib: str) -> Node:
+        found = node("app")
+        found["dependencies"] = [
+            {"name": "zlib", "hash": zlib, "parameters": {"deptypes": [t], "virtuals": []}}
+            for t in order
+        ]
+        return found
+
+    old = {h("z"): node("zlib"), h("a"): app(h("z"))}
+    new = {h("y"): node("zlib", "1.1"), h("b"): app(h("y"))}
+    found = run(tmp_path, old, new)
+    (trigger,) = found["triggers"]
+    assert (trigger["cascade_specs"], trigger["cascade_build_only_specs"]) == (1, 0)
+    assert found["cascades"][0]["build_only"] == []
+    assert "through build dependencies only" not in found["text"]

@@ -600,7 +600,7 @@ def missing(old: dict[str, Record], new: dict[str, Record]) -> list[dict[str, An
 
 def _reaches(start: str, by_hash: dict[str, Record], memo: dict[str, Any]) -> None:
     """The causes a cascade spec of a report reaches (all, and by link/run edges only), from
-    the evidence one step down (`direct_causes`, `through`, `build_edges`), into `memo`: a
+    the evidence one step down (`direct_causes`, `through`, `build_only`), into `memo`: a
     plain depth-first search, iterative (a chain may be deeper than Python's recursion)."""
     todo, on_path = [start], set()
     while todo:
@@ -616,7 +616,7 @@ def _reaches(start: str, by_hash: dict[str, Record], memo: dict[str, Any]) -> No
             continue
         todo.pop()
         on_path.discard(digest)
-        build = set(c["build_edges"])
+        build = set(c["build_only"])
         every, linked = set(c["direct_causes"]), set(c["direct_causes"]) - build
         for t in c["through"]:
             found, found_linked = memo.get(t, (set(), set()))
@@ -676,7 +676,7 @@ def expand(rebuilds: dict[str, Any]) -> dict[str, Any]:
 def evidence(rebuilds: dict[str, Any], derived: Derived) -> list[str]:
     """What a report of schema 2 gives as evidence one step down, checked on the raw records:
     each cascade spec's `direct_causes` and `through` are hashes its record names by a new edge
-    (one `OLD` lacks), `through` names cascade specs the report lists, `build_edges` are exactly
+    (one `OLD` lacks), `through` names cascade specs the report lists, `build_only` are exactly
     those of them named by no `link` or `run` edge, each list sorted; each cause's counts are
     those of its cascade."""
     cascades = rebuilds.get("cascades") or []
@@ -686,7 +686,7 @@ def evidence(rebuilds: dict[str, Any], derived: Derived) -> list[str]:
     listed = {c["hash"] for c in [*cascades, *(rebuilds.get("cascades_filtered_out") or [])]}
     for c in [*cascades, *(rebuilds.get("cascades_filtered_out") or [])]:
         digest = c["hash"]
-        for key in ("direct_causes", "through", "build_edges"):
+        for key in ("direct_causes", "through", "build_only"):
             if c[key] != sorted(set(c[key])):
                 problems.append(f"cascade {digest}: {key} not sorted, or named twice")
         edges: dict[str, set[str]] = {}
@@ -699,8 +699,8 @@ def evidence(rebuilds: dict[str, Any], derived: Derived) -> list[str]:
         if stray := sorted(set(c["through"]) - listed):
             problems.append(f"cascade {digest}: through {_cut(stray)}, no cascade listed")
         build = sorted(d for d in named if d in edges and not {"link", "run"} & edges[d])
-        if sorted(c["build_edges"]) != build:
-            problems.append(f"cascade {digest}: build_edges {c['build_edges']}, records {build}")
+        if sorted(c["build_only"]) != build:
+            problems.append(f"cascade {digest}: build_only {c['build_only']}, records {build}")
     whole = expand(rebuilds)
     for said, full in zip(
         [*(rebuilds.get("triggers") or []), *(rebuilds.get("new_builds") or [])],

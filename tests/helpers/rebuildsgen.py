@@ -45,6 +45,12 @@ def _zlib(n: str, stack: str, cascade: tuple[str, ...], build: tuple[str, ...]) 
     )
 
 
+def _direct(n: str, name: str, causes: tuple[str, ...], build: tuple[str, ...]) -> Cascade:
+    """A cascade spec whose edges name its causes directly (`build`: by build edges only)."""
+    hashes, built = tuple(map(h, causes)), tuple(map(h, build))
+    return Cascade(h(f"{n}n"), name, h(f"{n}o"), hashes, hashes, (), built)
+
+
 # zlib-ng 2.2.1 → 2.2.2 in two specs, a cmake recipe change; n2 and h1 are reached from both
 # causes (h1 and n2 through build edges only from every trigger reaching them), f1 rehashed
 # with the scheme, b1 unexplained; cuda (new for n1) and mpi (new) are not in the cache.
@@ -66,10 +72,10 @@ REBUILDS = Rebuilds(
         ),
     ),
     cascades=(
-        Cascade(h("h1n"), "hdf5", h("h1o"), (h("c1n"), h("z1n"))),
-        Cascade(h("n1n"), "py-numpy", h("n1o"), (h("z1n"),)),
-        Cascade(h("n2n"), "py-numpy", h("n2o"), (h("c1n"), h("z1n"), h("z2n"))),
-        Cascade(h("n3n"), "py-numpy", h("n3o"), (h("z2n"),)),
+        _direct("h1", "hdf5", ("c1n", "z1n"), ("c1n", "z1n")),
+        _direct("n1", "py-numpy", ("z1n",), ()),
+        _direct("n2", "py-numpy", ("c1n", "z1n", "z2n"), ("c1n", "z1n", "z2n")),
+        _direct("n3", "py-numpy", ("z2n",), ()),
     ),
     hash_scheme=(h("f1n"),),
     unexplained=(h("b1n"),),

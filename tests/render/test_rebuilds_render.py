@@ -13,9 +13,11 @@ import pytest
 from clirun import V1, V2, run
 from rebuildsgen import REBUILDS, h, report
 
+from snapdiff.render.jsonrebuilds import rebuilds_to_dict
 from snapdiff.render.markdown import MarkdownRenderer, render_markdown
 from snapdiff.render.text import render_text
 from snapdiff.report import Cascade, Rebuilds, Trigger
+from snapdiff.schema import CAUSE_LISTS
 
 FIRST_SCREEN = [
     "- `zlib-ng` `2.2.1` → `2.2.2` (version, in 2 specs): 4 other specs rebuilt in 2 stacks, 2 of "
@@ -73,7 +75,8 @@ def test_one_cause_one_spec_is_said_in_the_singular(tmp_path: Path) -> None:
         cascade_build_only=(h("h1n"),),
         stacks=("e4s", "root"),
     )
-    cascade = Cascade(h("h1n"), "hdf5", h("h1o"), (trigger.hash,))
+    causes = (trigger.hash,)
+    cascade = Cascade(h("h1n"), "hdf5", h("h1o"), causes, causes, (), causes)
     rebuilds = Rebuilds((trigger,), (cascade,), (), (), ())
     assert _first_screen(render_markdown(report(tmp_path, rebuilds))) == [
         "- `cmake` recipe changed, same version `3.30.5`: 1 other spec rebuilt in 1 stack, through "
@@ -93,7 +96,9 @@ def _trigger(n: int) -> Trigger:
 
 def test_the_largest_causes_first_then_how_many_more(tmp_path: Path) -> None:
     triggers = tuple(_trigger(n) for n in range(1, 9))
-    cascades = tuple(Cascade(c, "q", h("old"), (t.hash,)) for t in triggers for c in t.cascade)
+    cascades = tuple(
+        Cascade(c, "q", h("old"), (t.hash,), (t.hash,), (), ()) for t in triggers for c in t.cascade
+    )
     rebuilds = Rebuilds(
         tuple(sorted(triggers, key=lambda t: -len(t.cascade))), cascades, (), (), ()
     )
@@ -315,3 +320,18 @@ def test_a_cause_that_rebuilt_nothing_else_keeps_its_values_inert(tmp_path: Path
     html = MarkdownIt("commonmark").render(render_markdown(report(tmp_path, rebuilds)))
     assert "<a " not in html and "<img" not in html
     assert "[x](https://evil.example)" in html  # said, as text
+
+
+def test_a_causes_json_record_lists_its_first_stacks_and_packages_and_counts_the_rest() -> None:
+    """A cause reaching a stack and a package per spec (a ladder whose steps are built in
+    stacks of their own) would make the JSON quadratic: its record lists the first
+    CAUSE_LISTS of each and counts the rest."""
+    stacks = tuple(f"stack-{i:03}" for i in range(100))
+    packages = tuple((f"p{i:03}", 1) for i in range(45))
+    trigger = dataclasses.replace(REBUILDS.triggers[0], stacks=stacks, packages=packages)
+    said = rebuilds_to_dict(dataclasses.replace(REBUILDS, triggers=(trigger,)))["triggers"][0]
+    assert said["stacks"] == list(stacks[:CAUSE_LISTS]) and said["stacks_more"] == 70
+    assert [p["name"] for p in said["packages"]] == [n for n, _ in packages[:CAUSE_LISTS]]
+    assert said["packages_more"] == 15
+    whole = rebuilds_to_dict(REBUILDS)["triggers"][0]
+    assert whole["stacks"] == list(REBUILDS.triggers[0].stacks) and whole["stacks_more"] == 0

@@ -137,7 +137,10 @@ def _graph_warnings(source: str, graph: Graph, twice: int) -> tuple[str, ...]:
     hash names a record of another package."""
     found = []
     if twice:
-        found.append(f"{source}: {twice} dependency edges listed twice in a record, read once")
+        found.append(
+            f"{source}: {twice} dependency edges listed twice in a record, read once with the"
+            " deptypes of both"
+        )
     nodes = graph.nodes
     named = list(chain.from_iterable(map(_edge_names, nodes.values())))
     name_of = {digest: node.name for digest, node in nodes.items()}.get

@@ -119,7 +119,7 @@ class Interned:
         # of this side only:
         # a compiler edge's (name, hash): its spelling, when its record was found
         self.providers: dict[tuple[str, str], str] = {}
-        self.twice = 0  # edges listed twice in one record (kept once)
+        self.twice = 0  # edges listed twice in one record (kept once, with both's deptypes)
         # the index being read: where it is (named in errors), and its records by hash
         self.source, self.installs = "", cast(Mapping[str, Install], {})
 
@@ -295,18 +295,27 @@ class Interned:
         return tuple(kinds), tuple(text(edge.hash) for edge in spec.dependencies)
 
     def _sorted(self, spec: Spec, digest: str) -> _Edges:
-        """The slow way: an edge at a time, sorted by (name, hash), each once."""
+        """The slow way: an edge at a time, sorted by (name, hash), each once (an edge listed
+        twice with the deptypes and virtuals of both listings: a link listed beside a build is a
+        link edge, whichever comes first)."""
         found: dict[tuple[str, str], EdgeKind] = {}
         for kind, target in zip(*self._listed(spec, digest), strict=True):
             key = (kind[0], target)
             if key in found:
                 self.twice += 1
-                continue
+                kind = self._both(found[key], kind)
             found[key] = kind
         keys = sorted(found)
         hashes = list(map(_HASH_OF, keys))
         kinds = list(map(found.__getitem__, keys))
         return self._shared(kinds), tuple(map(self.seen.setdefault, hashes, hashes))
+
+    def _both(self, first: EdgeKind, then: EdgeKind) -> EdgeKind:
+        """One edge's kind from two listings of it: their deptypes and virtuals together."""
+        deptypes = self(tuple(sorted({*first[1], *then[1]})))
+        virtuals = self(tuple(sorted({*first[2], *then[2]})))
+        found: EdgeKind = self((first[0], deptypes, virtuals, links(deptypes)))
+        return found
 
     def _shared(self, kinds: list[EdgeKind]) -> tuple[EdgeKind, ...]:
         return self.kind_tuples.setdefault(tuple(map(id, kinds)), tuple(kinds))
