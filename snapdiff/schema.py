@@ -9,6 +9,7 @@ from .versions import BumpKind, BumpSize
 
 __all__ = [
     "CAUSE_LISTS",
+    "REBUILDS_SCHEMA_VERSION",
     "BuiltOnlyInJSON",
     "BumpJSON",
     "CascadeJSON",
@@ -282,9 +283,16 @@ class MissingDependencyJSON(TypedDict):
     new: bool
 
 
+# The layout of `rebuilds`: 1 was SPEC section 6's lists of the whole cause->spec relation; 2
+# gives each fact once, as each cascade spec's edges one step down (docs/json.md). The report's
+# own `schema_version` is SPEC section 4's, whose keys are unchanged.
+REBUILDS_SCHEMA_VERSION = 2
+
+
 class RebuildsJSON(TypedDict):
     """SPEC section 6: why specs were rebuilt, when both sides carry a dependency graph."""
 
+    schema_version: int  # REBUILDS_SCHEMA_VERSION
     scheme: SchemeJSON | None
     moves: list[MoveJSON]
     triggers: list[TriggerJSON]

@@ -1,12 +1,13 @@
-"""The JSON of why specs were rebuilt (SPEC section 6, the report's `rebuilds`; docs/json.md,
-schema 2): each cause->spec fact given once, as each cascade spec's new edges one step down, so
-that it grows with the input."""
+"""The JSON of why specs were rebuilt (SPEC section 6, the report's `rebuilds`, its own
+`schema_version` 2; docs/json.md): each cause->spec fact given once, as each cascade spec's new
+edges one step down, so that it grows with the input."""
 
 from __future__ import annotations
 
 from ..report import Cascade, Rebuilds
 from ..schema import (
     CAUSE_LISTS,
+    REBUILDS_SCHEMA_VERSION,
     CascadeJSON,
     CausePackagesJSON,
     CauseStacksJSON,
@@ -23,6 +24,7 @@ def rebuilds_to_dict(rebuilds: Rebuilds) -> RebuildsJSON:
     the count of distinct rebuilt specs."""
     scheme = rebuilds.scheme
     return {
+        "schema_version": REBUILDS_SCHEMA_VERSION,
         "scheme": None
         if scheme is None
         else {

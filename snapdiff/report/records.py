@@ -38,7 +38,7 @@ __all__ = [
     "Words",
 ]
 
-SCHEMA_VERSION = 2  # of the JSON report (2: the causes given once, in proportion to the input)
+SCHEMA_VERSION = 1  # of the JSON report (SPEC section 4; `rebuilds` has its own)
 Status = Literal["added", "removed", "changed"]
 GateLevel = Literal["fail", "warn"]  # --fail-on, --warn-on
 SideName = Literal["old", "new"]

@@ -42,7 +42,7 @@ def test_json_report_keys(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([V1, V2, "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert list(data)[:6] == ["schema_version", "old", "new", "summary", "packages", "stacks"]
-    assert data["schema_version"] == 2
+    assert data["schema_version"] == 1
     assert data["summary"]["version_bumps"] == 5
     dtypes = next(p for p in data["packages"] if p["name"] == "py-ml-dtypes")
     assert dtypes["bump"]["from"] == "0.3.1" and dtypes["bump"]["to"] == "0.4.0"

@@ -33,7 +33,7 @@ def test_configuration_at_the_repository_root(
     (tmp_path / ".snapdiff.yaml").write_text("format: json\n")
     (tmp_path / "deep" / "er").mkdir(parents=True)
     monkeypatch.chdir(tmp_path / "deep" / "er")
-    assert json.loads(run([V1, V2], capsys)[1])["schema_version"] == 2
+    assert json.loads(run([V1, V2], capsys)[1])["schema_version"] == 1
     other = tmp_path / "other.yaml"
     other.write_text("for: github\n")
     assert run([V1, V2, "--config", str(other)], capsys)[1].startswith("<!--")

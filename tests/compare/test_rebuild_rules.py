@@ -333,6 +333,7 @@ def test_each_cascade_spec_names_its_edges_one_step_down(tmp_path: Path) -> None
     }
     assert counts == {"zlib": (2, 0), "cmake": (1, 1)}
     assert rebuilds["cascades_filtered_out"] == []
+    assert rebuilds["schema_version"] == 2  # its own; the report's stays SPEC section 4's 1
 
 
 def test_with_filters_the_specs_a_kept_one_goes_through_are_given_apart(tmp_path: Path) -> None:
