@@ -254,6 +254,8 @@ def test_unchanged_pages_with_inconsistent_meta_are_counted_from_spec_details(
     ("argv", "expected"),
     [
         (["nope", "v2"], "nope: no such directory or git revision (check the name with git log"),
+        (["/elsewhere:v1", "v2"], "git log, in "),  # a repository is no part of a revision
+        (["/elsewhere:v1", "v2"], " (another repository: --repo PATH)"),
         (["v1:_cache/nope", "v2"], "v1:_cache/nope: path '_cache/nope' does not exist in v1"),
         (["v1:README.md", "v2"], "v1:README.md: names a file, not a folder"),
         (["v1", "--", "-v2"], "-v2: a revision may not start with '-'"),

@@ -173,7 +173,7 @@ class GitRepo:
     def _unknown_fix(self) -> str:
         if self._shallow():
             return f"this clone is shallow: {_UNSHALLOW}, or name a newer revision"
-        return f"check the name with git log, in {self.path}"
+        return f"check the name with git log, in {self.path} (another repository: --repo PATH)"
 
     def merge_base(self, one: str, other: str) -> str:
         """The commit id of the best common ancestor of two revisions."""
