@@ -209,7 +209,7 @@ class _Reached:
 
 def _cascades(walk: _Walk, specs: list[str], pairs: Mapping[str, str], new: Nodes) -> list[Cascade]:
     """The rebuilt specs (sorted) that reach a trigger, each with its causes sorted and the
-    evidence one step down (`_evidence`)."""
+    evidence one step down (`_Evidence`)."""
     reaches = list(map(walk.reach.__getitem__, specs))
     ordered = {r[0]: walk.hashes(r[0]) for r in set(reaches)}
     caused = list(compress(specs, map(_TRIGGERS, reaches)))
@@ -223,9 +223,9 @@ def _cascades(walk: _Walk, specs: list[str], pairs: Mapping[str, str], new: Node
 
 
 class _Evidence:
-    """What a cascade spec's new edges name one step down: the causes (`direct`), the cascade
-    specs with causes (`through`: the rest of its causes is theirs), and those of both that only
-    build edges name. An edge the walk left out (closing a cycle) is left out here too, so
+    """What a cascade spec's new edges name one step down: the causes (`direct_causes`), the
+    cascade specs with causes (`through`: the rest of its causes is theirs), and those of both
+    that only build edges name (`build_only`). An edge the walk left out (closing a cycle) is left out here too, so
     following `through` down gives the causes the walk found and no other. A few set operations
     in C a spec, over its edges."""
 
