@@ -225,9 +225,9 @@ def _cascades(walk: _Walk, specs: list[str], pairs: Mapping[str, str], new: Node
 class _Evidence:
     """What a cascade spec's new edges name one step down: the causes (`direct_causes`), the
     cascade specs with causes (`through`: the rest of its causes is theirs), and those of both
-    that only build edges name (`build_only`). An edge the walk left out (closing a cycle) is left out here too, so
-    following `through` down gives the causes the walk found and no other. A few set operations
-    in C a spec, over its edges."""
+    that only build edges name (`build_only`). An edge the walk left out (closing a cycle) is
+    left out here too, so following `through` down gives the causes the walk found and no
+    other. A few set operations in C a spec, over its edges."""
 
     def __init__(self, walk: _Walk, caused: list[str]):
         self.walk, self.cycles = walk, set(walk.cycles)
