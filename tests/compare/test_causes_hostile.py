@@ -9,9 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from causes import expand
 
 from snapdiff.cli import main
 from snapdiff.compare.diff import diff_snapshots
+from snapdiff.render.jsonreport import report_to_dict
 from snapdiff.report import Report
 from snapdiff.sources import load_pair
 
@@ -68,6 +70,27 @@ def test_a_cycle_is_a_warning_and_every_spec_is_told_once(tmp_path: Path) -> Non
     (trigger,) = report.rebuilds.triggers
     assert trigger.hash == h("A") and h("B") in trigger.cascade
     assert any("close a cycle" in w for w in report.warnings)
+
+
+def test_the_evidence_of_a_cycle_leaves_out_the_edge_the_walk_left_out(tmp_path: Path) -> None:
+    """hdf5 and netcdf depend on each other, netcdf also on a bumped szip: the walk, from hdf5,
+    leaves out netcdf -> hdf5 (it closes the cycle), so netcdf's causes are szip alone. The
+    JSON's evidence names no `through` for that edge, so followed back it gives the walk's
+    causes, not zlib as well."""
+    old = [*CYCLIC, (h("d"), "szip", "1", [])]
+    old[1] = (h("c"), "netcdf", "1", [("hdf5", h("b")), ("szip", h("d"))])
+    new = [*CYCLIC_NEW, (h("D"), "szip", "2", [])]
+    new[1] = (h("C"), "netcdf", "1", [("hdf5", h("B")), ("szip", h("D"))])
+    report = diff(tmp_path, old, new)
+    assert report.rebuilds is not None
+    rebuilds = report_to_dict(report)["rebuilds"]
+    assert rebuilds is not None
+    said = {c["name"]: (c["direct_causes"], c["through"]) for c in rebuilds["cascades"]}
+    assert said == {"hdf5": ([h("A")], [h("C")]), "netcdf": ([h("D")], [])}
+    whole = expand(dict(rebuilds))
+    assert {c["hash"]: c["causes"] for c in whole["cascades"]} == {
+        c.hash: list(c.causes) for c in report.rebuilds.cascades
+    }
 
 
 def test_a_self_edge_is_a_warning(tmp_path: Path) -> None:
