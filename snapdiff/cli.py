@@ -12,7 +12,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import TYPE_CHECKING, NoReturn
 
-from .errors import SnapdiffError, UsageError, printable
+from .errors import InputError, SnapdiffError, UsageError, printable
 from .gates import parse_gates, tripped
 from .options import default_jobs, filters, parse
 from .output import TerminalProgress, outputs_checked, write, write_files
@@ -289,7 +289,7 @@ def _unsized(args: argparse.Namespace) -> list[str]:
 
 def _log(argv: Sequence[str]) -> int:
     """`snapdiff log A..B`, or `snapdiff log S1 S2 [S3 ...]` over snapshots given in order."""
-    from .sources import LoadOptions, backwards
+    from .sources import LoadOptions, backwards, unrelated
 
     args = parse(argv, log=True)
     _templates_checked(args)
@@ -322,6 +322,12 @@ def _log(argv: Sequence[str]) -> int:
         with _naming(labels):
             walked = _walked(args, start, end, merge_base_of, narrow, options)
         KEPT(walked)
+    except InputError as exc:
+        if args.more or merge_base_of or not unrelated(start, end, args.repo):
+            raise
+        fix = f"{start} and {end} share no history, so {start}..{end} is every commit of {end}:"
+        compare = f"compare the two with snapdiff {start} {end}"
+        raise InputError(exc.where, exc.what, f"{fix} {compare}") from exc
     finally:
         progress.done()
     for skipped in walked.skipped:

@@ -25,6 +25,7 @@ __all__ = [
     "load_sequence",
     "load_snapshot",
     "merge_base",
+    "unrelated",
 ]
 
 
@@ -85,6 +86,13 @@ def merge_base(one: str, other: str, repo: str | None = None) -> str:
     with opened() as repos:
         found = repos.setdefault(repo or ".", GitRepo(repo or "."))
         return found.merge_base(one, other)
+
+
+def unrelated(one: str, other: str, repo: str | None = None) -> bool:
+    """Whether two revisions share no history: `one..other` is then every commit of `other`."""
+    with opened() as repos:
+        found = repos.setdefault(repo or ".", GitRepo(repo or "."))
+        return found.unrelated(one, other)
 
 
 def backwards(start: str, end: str, repo: str | None = None) -> bool:

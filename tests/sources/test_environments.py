@@ -235,6 +235,39 @@ def test_log_says_each_steps_environment_lines(
     assert "- **1 root re-concretized:** `ncl`" in out
 
 
+def test_log_between_branches_that_share_no_history_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """NCAR keeps each release as a branch of its own history (casper's 23.09 and 23.10 share no
+    commit): `log 23.09..23.10` is then every commit of 23.10, down to one before its lockfile.
+    The error says why and what to run instead; a range that shares history says what it said."""
+    repo = new_repo(tmp_path / "repo")
+    (repo / "README").write_text("an environment to come\n")
+    commit(repo, "start", 1)
+    shutil.copyfile(CASE / "old" / "spack.lock", repo / "spack.lock")
+    commit(repo, "23.09", 2)
+    git(repo, "rm", "-q", "spack.lock")
+    commit(repo, "lockfile gone a day", 3)
+    shutil.copyfile(CASE / "old" / "spack.lock", repo / "spack.lock")
+    commit(repo, "lockfile back", 4)
+    git(repo, "branch", "r23.09")
+    git(repo, "checkout", "-q", "--orphan", "r23.10")
+    git(repo, "rm", "-q", "-r", "--cached", ".")
+    (repo / "spack.lock").unlink()
+    commit(repo, "start again", 5)
+    shutil.copyfile(CASE / "new" / "spack.lock", repo / "spack.lock")
+    commit(repo, "23.10", 6)
+    code, _, err = run(["log", "r23.09..r23.10", "--repo", str(repo)], capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert "holds no spack.lock (r23.09 and r23.10 share no history, so r23.09..r23.10 is" in err
+    assert "compare the two with snapdiff r23.09 r23.10)" in err
+    code, _, err = run(["log", "r23.09~2..r23.09", "--repo", str(repo)], capsys)
+    assert code == 2 and "share no history" not in err, err
+    assert "give a range whose every commit holds the environments" in err
+    code, _, err = run(["r23.09", "r23.10", "--repo", str(repo)], capsys)
+    assert code == 0, err
+
+
 def _edited(tmp_path: Path, side: str, edit: Any) -> str:
     """The new casper lockfile with its roots edited, as `side/spack.lock` under tmp_path."""
     data = json.loads((CASE / "new" / "spack.lock").read_text())

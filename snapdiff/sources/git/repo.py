@@ -191,6 +191,12 @@ class GitRepo:
                 fix = "compare two revisions that share history, or give OLD and NEW"
             raise InputError(f"{one}...{other}", what, fix) from exc
 
+    def unrelated(self, one: str, other: str) -> bool:
+        """Whether two commits share no history (`git merge-base` finds none, exit 1, in a
+        clone that is not shallow); False when git cannot tell (a revision it does not know)."""
+        done = gitproc.run(["--git-dir", self._dir, "merge-base", one, other], check=False)
+        return done.returncode == 1 and not done.stderr and not self._shallow()
+
     def first_parent_commits(self, start: str, end: str) -> list[str]:
         """Commits after `start` up to `end` on the first-parent line, oldest first."""
         for rev in (start, end):
