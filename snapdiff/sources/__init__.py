@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..errors import InputError
 from ..model import Filters, Snapshot, counted_apart
 from .apart import ApartSource, read_apart
 from .git.reader import Progress
@@ -89,10 +90,14 @@ def merge_base(one: str, other: str, repo: str | None = None) -> str:
 
 
 def unrelated(one: str, other: str, repo: str | None = None) -> bool:
-    """Whether two revisions share no history: `one..other` is then every commit of `other`."""
-    with opened() as repos:
-        found = repos.setdefault(repo or ".", GitRepo(repo or "."))
-        return found.unrelated(one, other)
+    """Whether two revisions share no history: `one..other` is then every commit of `other`
+    (False when that cannot be told: no repository there, or a revision git does not know)."""
+    try:
+        with opened() as repos:
+            found = repos.setdefault(repo or ".", GitRepo(repo or "."))
+            return found.unrelated(one, other)
+    except InputError:
+        return False
 
 
 def backwards(start: str, end: str, repo: str | None = None) -> bool:
