@@ -19,7 +19,6 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +29,7 @@ import pytest
 import yaml
 from clirun import ROOT
 from gitrepo import commit, git, new_repo
-from jsonapi import JsonHandler
+from jsonapi import JsonHandler, serving
 from pagegen import spec, write_page
 
 from snapdiff.ci.github import main as comment_main
@@ -232,12 +231,8 @@ def forge() -> Iterator[tuple[Forge, str]]:
     found = Forge(
         [{"id": n, "body": f"looks good {n}", "user": {"login": "someone"}} for n in range(120)]
     )
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _handler(found))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield found, f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
+    with serving(_handler(found)) as url:
+        yield found, url
 
 
 # ---------------------------------------------------------------- the runner

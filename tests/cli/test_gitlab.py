@@ -11,7 +11,6 @@ import re
 import subprocess
 import sys
 import sysconfig
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +21,7 @@ import pytest
 import yaml
 from clirun import ROOT
 from gitrepo import commit, git, new_repo
-from jsonapi import JsonHandler
+from jsonapi import JsonHandler, serving
 from pagegen import spec, write_page
 
 RECIPE = yaml.safe_load((ROOT / "docs" / "gitlab-ci.yml").read_text())["snapdiff"]
@@ -95,12 +94,8 @@ def gitlab() -> Iterator[tuple[GitLab, str]]:
             for n in range(120)
         ]
     )
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _handler(lab))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield lab, f"http://127.0.0.1:{server.server_address[1]}/api/v4"
-    server.shutdown()
-    server.server_close()
+    with serving(_handler(lab)) as url:
+        yield lab, f"{url}/api/v4"
 
 
 def merge_request(tmp_path: Path, base_files: dict[str, str] | None = None) -> tuple[Path, str]:

@@ -6,8 +6,9 @@ from __future__ import annotations
 import contextlib
 import http.server
 import json
+import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from urllib.parse import urlsplit
 
 
@@ -53,7 +54,24 @@ def scripted(answers: dict[tuple[str, str], Answer]) -> Iterator[str]:
 
         do_GET = do_POST = do_PATCH = do_PUT = _handle
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    with serving(Handler) as url:
+        yield url
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    """A loopback server that says nothing of a client hanging up (the tests' clients give up on
+    slow answers on purpose): its traceback on stderr would be read as the command's."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
+@contextlib.contextmanager
+def serving(handler: Callable[..., http.server.BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A server on the loopback interface, in a thread, handling requests with `handler`; its
+    address (`http://127.0.0.1:PORT`), shut down on leaving."""
+    server = _Server(("127.0.0.1", 0), handler)
     # polled often: shutting down waits for the next poll (half a second by default)
     thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
     thread.start()

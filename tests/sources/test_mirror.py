@@ -15,7 +15,6 @@ import re
 import shutil
 import subprocess
 import sys
-import threading
 import time
 import tracemalloc
 from collections.abc import Iterator
@@ -24,6 +23,7 @@ from typing import Any, ClassVar
 
 import pytest
 from clirun import run
+from jsonapi import serving
 from mirrors import INDEX, V7, V8, layout2, layout3, report
 
 from snapdiff.errors import InputError
@@ -156,14 +156,8 @@ def served(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     def handler(*args: Any) -> _Handler:
         return _Handler(*args, directory=str(www))
 
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(handler) as url:
+        yield url
 
 
 def test_mirrors_over_http_report_what_folders_do(
