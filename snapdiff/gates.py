@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from fnmatch import fnmatchcase
 from typing import Literal, NamedTuple, get_args
 
-from .compare.classes import CLASSES
 from .errors import UsageError
 from .report import Exemption, GateLevel, GateOutcome, Report, Sentence, counted
 
@@ -186,6 +185,8 @@ def _lost(report: Report, count: _Count) -> tuple[int, Sentence]:
     versions), not those rebuilt, upgraded, downgraded or migrated; less allowed packages. A
     package the report did not explain (made without explanations) counts every spec it
     removed, said apart."""
+    from .compare.classes import CLASSES  # the comparison's table: not for parsing gates
+
     by_class: Counter[str] = Counter()
     for p in report.packages:
         found: Counter[str] = Counter()

@@ -20,8 +20,6 @@ from __future__ import annotations
 import os
 import re
 import sys
-import urllib.error
-import urllib.request
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -107,6 +105,9 @@ def _elsewhere(named: str, env: Mapping[str, str]) -> tuple[str, str]:
     }
     if env.get("CONFIG_TOKEN"):
         headers["Authorization"] = f"Bearer {env['CONFIG_TOKEN']}"
+    import urllib.error  # only for another repository's file: a slow import otherwise
+    import urllib.request
+
     request = urllib.request.Request(url, headers=headers)  # noqa: S310 - http(s), checked
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT) as response:  # noqa: S310
