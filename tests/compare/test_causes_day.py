@@ -1,4 +1,4 @@
-"""Issue 29's first-screen check on a day of many causes: a SYNTHETIC 6,000-record pair from
+"""Issue 29's first-screen check on a day of many causes: a SYNTHETIC 2,500-record pair from
 bench/genindex.py (three version bumps, one of a build tool, recipe changes) whose first screen
 must name the top trigger, its version change and its cascade count as the generator's ground
 truth gives them (the truth is computed from what the generator changed, not from the files)."""
@@ -18,7 +18,7 @@ def test_the_first_screen_of_a_day_names_its_top_trigger(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     old, new, truth_file = tmp_path / "old", tmp_path / "new", tmp_path / "truth.json"
-    genindex(str(old), "--records", "6000", "--stacks", "8", "--seed", "11")
+    genindex(str(old), "--records", "2500", "--stacks", "8", "--seed", "11")
     events = "version=2,build-tool=1,recipe=2"
     genindex(
         str(new),

@@ -7,6 +7,7 @@ included. `check_report` returns the false claims found (empty when every claim 
 
 from __future__ import annotations
 
+import hashlib
 import html
 import re
 from collections import Counter, defaultdict
@@ -73,7 +74,27 @@ class Side:
     )
 
 
+_READ: dict[tuple[str | None, str], Side] = {}
+
+
 def read_side(root: Path, label_tag: str | None = None) -> Side:
+    """The side in `root`, read once per content: many tests check reports of the same sample
+    folders, and YAML reads a page slowly (keyed by the files' bytes, never their times, so a
+    folder rewritten in place is read again; the Side is never changed by its readers)."""
+    files = sorted(p for name in ("*.md", "index.json", "spack.lock") for p in root.rglob(name))
+    digest = hashlib.sha256()
+    for path in files:
+        digest.update(f"{path.relative_to(root)}\0{path.stat().st_size}\0".encode())
+        digest.update(path.read_bytes())
+    key = (label_tag, digest.hexdigest())
+    if key not in _READ:
+        if len(_READ) >= 16:  # the oldest first: a worker's memory stays small
+            del _READ[next(iter(_READ))]
+        _READ[key] = _read_side(root, label_tag)
+    return _READ[key]
+
+
+def _read_side(root: Path, label_tag: str | None) -> Side:
     side = Side()
     for path in sorted(root.rglob("*.md")):
         text = path.read_text(encoding="utf-8-sig")

@@ -16,6 +16,10 @@ ENV = {
     "GIT_COMMITTER_EMAIL": "tests@example.invalid",
     "GIT_CONFIG_GLOBAL": os.devnull,
     "GIT_CONFIG_NOSYSTEM": "1",
+    # no `git maintenance run --auto` started after each commit: a process per commit
+    "GIT_CONFIG_COUNT": "1",
+    "GIT_CONFIG_KEY_0": "maintenance.auto",
+    "GIT_CONFIG_VALUE_0": "false",
 }
 
 
