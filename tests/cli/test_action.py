@@ -695,7 +695,7 @@ def test_a_long_comment_key_still_fits_github_s_limit(
     base = commit(repo, "catalogue", 1)
     git(repo, "branch", "-M", "main")
     git(repo, "checkout", "-q", "-b", "pr")
-    for number in range(500):  # a report of about 100 KB
+    for number in range(500):
         write_page(repo, f"pkg-{number:04}", [spec(f"b{number:04}", "1.0", ("e4s",))])
     head = commit(repo, "rebuild everything", 2)
     head_repo = {"sha": head, "repo": {"full_name": "owner/catalogue"}}
