@@ -6,7 +6,10 @@ dependencies, which need no walk, are found here meanwhile."""
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterable
 from dataclasses import replace
+from itertools import accumulate, chain
+from operator import attrgetter
 
 import msgspec
 
@@ -21,35 +24,24 @@ Found = tuple[Rebuilds, tuple[str, ...]]  # the causes, and warnings of the walk
 
 
 class _Wire(msgspec.Struct, array_like=True, gc=False):
-    """The causes as they travel: each cause->spec fact as 4 bytes, a number in the `cascades`
-    (or the causes) list, not a hash (a ladder of triggers has quadratically many facts, and
-    a hash decoded is a string of its own each time)."""
+    """The causes as they travel: every distinct list of hashes once, as numbers (4 bytes a
+    hash: a trigger or new build numbered in `triggers` then `new_builds`, a cascade spec after
+    them in `cascades`), and each record's lists as numbers into those. A ladder of triggers has
+    quadratically many cause->spec facts, but the specs of one reach share their list of causes,
+    and most evidence lists are empty: 204,000 cascades send a few thousand lists."""
 
     rebuilds: Rebuilds  # its triggers', new builds' and cascades' lists emptied
     notes: tuple[str, ...]
-    cascade: list[bytes]  # a trigger's cascade, then a new build's: numbers in `cascades`
-    build_only: list[bytes]
-    causes: list[bytes]  # a cascade's causes: numbers in triggers, then new builds
-    # a cascade's evidence one step down: its direct causes numbered as `causes` are, the specs
-    # it goes through as `cascade`'s, and those of both named by build edges only numbered in
-    # the causes, then the cascades
-    direct_causes: list[bytes]
-    through: list[bytes]
-    named_by_build: list[bytes]
-
-
-def _numbers(hashes: tuple[str, ...], number: dict[str, int]) -> bytes:
-    return array("I", map(number.__getitem__, hashes)).tobytes()
-
-
-def _hashes(numbers: bytes, hashes: list[str]) -> tuple[str, ...]:
-    found = array("I")
-    found.frombytes(numbers)
-    return tuple(map(hashes.__getitem__, found))
+    lengths: bytes  # the distinct lists' lengths
+    hashes: bytes  # their hashes, one list after the other
+    # numbers into the distinct lists: each trigger's, then each new build's, cascade and
+    # build-only part; each cascade's causes, direct causes, `through` and `build_only`
+    causing: bytes
+    cascades: bytes
 
 
 def _emptied(found: Rebuilds) -> Rebuilds:
-    """The records with their lists of facts left out (they travel as numbers)."""
+    """The records with their lists of hashes left out (they travel as numbers)."""
     return replace(
         found,
         triggers=tuple(replace(t, cascade=(), cascade_build_only=()) for t in found.triggers),
@@ -60,62 +52,64 @@ def _emptied(found: Rebuilds) -> Rebuilds:
     )
 
 
+def _causing(rebuilds: Rebuilds) -> tuple[Trigger | NewBuild, ...]:
+    return (*rebuilds.triggers, *rebuilds.new_builds)
+
+
+_CAUSING = attrgetter("cascade", "cascade_build_only")
+_CASCADE = attrgetter("causes", "direct_causes", "through", "build_only")
+_NAMES = ("hash", "name", "predecessor")  # a cascade's fields sent as they are
+
+
+def _numbers(values: Iterable[int]) -> bytes:
+    return array("I", values).tobytes()
+
+
+def _read(numbers: bytes) -> array[int]:
+    found = array("I")
+    found.frombytes(numbers)
+    return found
+
+
 def _encode(found: Found) -> bytes:
     rebuilds, notes = found
-    causing: tuple[Trigger | NewBuild, ...] = (*rebuilds.triggers, *rebuilds.new_builds)
-    number = {c.hash: n for n, c in enumerate(rebuilds.cascades)}
-    cause = {c.hash: n for n, c in enumerate(causing)}
-    either = cause | {digest: len(cause) + n for digest, n in number.items()}
+    named = [c.hash for c in _causing(rebuilds)] + [c.hash for c in rebuilds.cascades]
+    number = {digest: at for at, digest in enumerate(named)}.__getitem__
+    causing = list(chain.from_iterable(map(_CAUSING, _causing(rebuilds))))
+    cascades = list(chain.from_iterable(map(_CASCADE, rebuilds.cascades)))
+    lists = dict.fromkeys(chain(causing, cascades))  # each distinct list once, in C
+    at = {hashes: n for n, hashes in enumerate(lists)}.__getitem__
     wire = _Wire(
         _emptied(rebuilds),
         notes,
-        [_numbers(c.cascade, number) for c in causing],
-        [_numbers(c.cascade_build_only, number) for c in causing],
-        [_numbers(c.causes, cause) for c in rebuilds.cascades],
-        [_numbers(c.direct_causes, cause) for c in rebuilds.cascades],
-        [_numbers(c.through, number) for c in rebuilds.cascades],
-        [_numbers(c.build_only, either) for c in rebuilds.cascades],
+        _numbers(map(len, lists)),
+        _numbers(map(number, chain.from_iterable(lists))),
+        _numbers(map(at, causing)),
+        _numbers(map(at, cascades)),
     )
     return msgspec.msgpack.encode(wire)
 
 
 def _decode(message: memoryview) -> Found:
     wire = msgspec.msgpack.decode(message, type=_Wire)
-    rebuilds, n = wire.rebuilds, len(wire.rebuilds.triggers)
-    specs = [c.hash for c in rebuilds.cascades]
-    causing = [c.hash for c in rebuilds.triggers] + [b.hash for b in rebuilds.new_builds]
-    lists = [
-        (_hashes(c, specs), _hashes(b, specs))
-        for c, b in zip(wire.cascade, wire.build_only, strict=True)
-    ]
-    either = causing + specs
-    cascades = tuple(
-        Cascade(
-            c.hash,
-            c.name,
-            c.predecessor,
-            _hashes(numbers, causing),
-            _hashes(direct, causing),
-            _hashes(through, specs),
-            _hashes(build, either),
-        )
-        for c, numbers, direct, through, build in zip(
-            rebuilds.cascades,
-            wire.causes,
-            wire.direct_causes,
-            wire.through,
-            wire.named_by_build,
-            strict=True,
-        )
-    )
+    rebuilds = wire.rebuilds
+    named = [c.hash for c in _causing(rebuilds)] + [c.hash for c in rebuilds.cascades]
+    hashes = list(map(named.__getitem__, _read(wire.hashes)))
+    ends = list(accumulate(_read(wire.lengths)))
+    lists = list(map(tuple, map(hashes.__getitem__, map(slice, [0, *ends], ends))))
+    causing = iter(map(lists.__getitem__, _read(wire.causing)))
+    listed = iter(map(lists.__getitem__, _read(wire.cascades)))
     triggers = tuple(
-        replace(t, cascade=c, cascade_build_only=b)
-        for t, (c, b) in zip(rebuilds.triggers, lists, strict=False)
+        replace(t, cascade=next(causing), cascade_build_only=next(causing))
+        for t in rebuilds.triggers
     )
     new_builds = tuple(
-        replace(nb, cascade=c, cascade_build_only=b)
-        for nb, (c, b) in zip(rebuilds.new_builds, lists[n:], strict=True)
+        replace(b, cascade=next(causing), cascade_build_only=next(causing))
+        for b in rebuilds.new_builds
     )
+    # a cascade's four lists are the next four (`map` takes from its iterables in order)
+    columns = (map(attrgetter(field), rebuilds.cascades) for field in _NAMES)
+    cascades = tuple(map(Cascade, *columns, listed, listed, listed, listed))
     whole = replace(rebuilds, triggers=triggers, new_builds=new_builds, cascades=cascades)
     return whole, wire.notes
 

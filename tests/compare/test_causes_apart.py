@@ -24,6 +24,7 @@ from snapdiff.compare.diff import diff_snapshots
 from snapdiff.errors import InputError
 from snapdiff.model import Filters
 from snapdiff.render import render_json, render_markdown
+from snapdiff.report import Cascade, NewBuild, Rebuilds, Trigger
 from snapdiff.sources import LoadOptions, load_pair
 
 CASES = Path(__file__).parents[1] / "cases"
@@ -106,6 +107,36 @@ def test_the_command_works_the_causes_out_apart(
     assert capsys.readouterr().out == render_markdown(
         diff_snapshots(*load_pair(str(case / "old"), str(case / "new")))
     )
+
+
+def test_the_causes_travel_whole_their_lists_shared_or_empty() -> None:
+    # the wire numbers every distinct list once: a list two cascades share, empty ones, a new
+    # build's cascade and build-only part, a trigger with none
+    a, b, c, t, n = "a" * 32, "b" * 32, "c" * 32, "t" * 32, "n" * 32
+    causes = (n, t)
+    trigger = Trigger(
+        t,
+        "zlib",
+        "p" * 32,
+        ("version",),
+        (("version", "1"),),
+        (("version", "2"),),
+        (a, b, c),
+        (b,),
+        ("root",),
+        (("cmake", 3),),
+        "2",
+    )
+    quiet = Trigger("q" * 32, "xz", "r" * 32, ("recipe",), (), (), (), (), ("root",))
+    built = NewBuild(n, "bzip2", "1.0", (a, b), (a,), ("root",), (("cmake", 2),))
+    cascades = (
+        Cascade(a, "cmake", "x" * 32, causes, (n,), (), (n,)),
+        Cascade(b, "cmake", "y" * 32, causes, (t,), (a,), ()),
+        Cascade(c, "cmake", "z" * 32, (t,), (), (b,), (b,)),
+    )
+    rebuilds = Rebuilds((trigger, quiet), cascades, ("h" * 32,), (), (), (built,))
+    message = causesapart._encode((rebuilds, ("a note",)))
+    assert causesapart._decode(memoryview(message)) == (rebuilds, ("a note",))
 
 
 def test_one_job_forks_nothing_and_gives_the_same_bytes(forks: list[int]) -> None:
