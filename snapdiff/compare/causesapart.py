@@ -6,7 +6,7 @@ dependencies, which need no walk, are found here meanwhile."""
 from __future__ import annotations
 
 from array import array
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from itertools import accumulate, chain
 from operator import attrgetter
@@ -14,8 +14,8 @@ from operator import attrgetter
 import msgspec
 
 from ..forked import Forked, Told
-from ..model import Graph
-from ..report import Cascade, NewBuild, Rebuilds, Trigger
+from ..model import Graph, Node
+from ..report import Cascade, Rebuilds
 from .rebuilds import missing_dependencies, rebuild_causes
 
 __all__ = ["CausesApart", "Found"]
@@ -24,41 +24,38 @@ Found = tuple[Rebuilds, tuple[str, ...]]  # the causes, and warnings of the walk
 
 
 class _Wire(msgspec.Struct, array_like=True, gc=False):
-    """The causes as they travel: every distinct list of hashes once, as numbers (4 bytes a
-    hash: a trigger or new build numbered in `triggers` then `new_builds`, a cascade spec after
-    them in `cascades`), and each record's lists as numbers into those. A ladder of triggers has
+    """The causes as they travel: every hash as a number, its record's place among its side's
+    records (the child is a fork of this process: both sides' records are in the same order
+    there), 4 bytes where a hash is 32 and a string of its own once decoded; each distinct list
+    of hashes once, and each record's lists as numbers into those. A ladder of triggers has
     quadratically many cause->spec facts, but the specs of one reach share their list of causes,
     and most evidence lists are empty: 204,000 cascades send a few thousand lists."""
 
-    rebuilds: Rebuilds  # its triggers', new builds' and cascades' lists emptied
+    rebuilds: Rebuilds  # its triggers' and new builds' lists emptied, and no cascades
     notes: tuple[str, ...]
+    cascades: bytes  # each cascade spec's place among NEW's records
+    predecessors: bytes  # its predecessor's among OLD's
     lengths: bytes  # the distinct lists' lengths
-    hashes: bytes  # their hashes, one list after the other
+    hashes: bytes  # their hashes (places among NEW's records), one list after the other
     # numbers into the distinct lists: each trigger's, then each new build's, cascade and
     # build-only part; each cascade's causes, direct causes, `through` and `build_only`
     causing: bytes
-    cascades: bytes
+    listed: bytes
 
 
 def _emptied(found: Rebuilds) -> Rebuilds:
-    """The records with their lists of hashes left out (they travel as numbers)."""
+    """The records with their lists of hashes and the cascades left out (sent as numbers)."""
     return replace(
         found,
         triggers=tuple(replace(t, cascade=(), cascade_build_only=()) for t in found.triggers),
         new_builds=tuple(replace(b, cascade=(), cascade_build_only=()) for b in found.new_builds),
-        cascades=tuple(
-            Cascade(c.hash, c.name, c.predecessor, (), (), (), ()) for c in found.cascades
-        ),
+        cascades=(),
     )
 
 
-def _causing(rebuilds: Rebuilds) -> tuple[Trigger | NewBuild, ...]:
-    return (*rebuilds.triggers, *rebuilds.new_builds)
-
-
 _CAUSING = attrgetter("cascade", "cascade_build_only")
-_CASCADE = attrgetter("causes", "direct_causes", "through", "build_only")
-_NAMES = ("hash", "name", "predecessor")  # a cascade's fields sent as they are
+_LISTS = attrgetter("causes", "direct_causes", "through", "build_only")  # a cascade's
+_HASH, _PREDECESSOR, _NAME = attrgetter("hash"), attrgetter("predecessor"), attrgetter("name")
 
 
 def _numbers(values: Iterable[int]) -> bytes:
@@ -71,34 +68,39 @@ def _read(numbers: bytes) -> array[int]:
     return found
 
 
-def _encode(found: Found) -> bytes:
+def _places(nodes: Mapping[str, Node]) -> Callable[[str], int]:
+    return {digest: at for at, digest in enumerate(nodes)}.__getitem__
+
+
+def _encode(found: Found, old: Graph, new: Graph) -> bytes:
     rebuilds, notes = found
-    named = [c.hash for c in _causing(rebuilds)] + [c.hash for c in rebuilds.cascades]
-    number = {digest: at for at, digest in enumerate(named)}.__getitem__
-    causing = list(chain.from_iterable(map(_CAUSING, _causing(rebuilds))))
-    cascades = list(chain.from_iterable(map(_CASCADE, rebuilds.cascades)))
-    lists = dict.fromkeys(chain(causing, cascades))  # each distinct list once, in C
+    causing = list(chain.from_iterable(map(_CAUSING, (*rebuilds.triggers, *rebuilds.new_builds))))
+    listed = list(chain.from_iterable(map(_LISTS, rebuilds.cascades)))
+    lists = dict.fromkeys(chain(causing, listed))  # each distinct list once, in C
     at = {hashes: n for n, hashes in enumerate(lists)}.__getitem__
+    place = _places(new.nodes)
     wire = _Wire(
         _emptied(rebuilds),
         notes,
+        _numbers(map(place, map(_HASH, rebuilds.cascades))),
+        _numbers(map(_places(old.nodes), map(_PREDECESSOR, rebuilds.cascades))),
         _numbers(map(len, lists)),
-        _numbers(map(number, chain.from_iterable(lists))),
+        _numbers(map(place, chain.from_iterable(lists))),
         _numbers(map(at, causing)),
-        _numbers(map(at, cascades)),
+        _numbers(map(at, listed)),
     )
     return msgspec.msgpack.encode(wire)
 
 
-def _decode(message: memoryview) -> Found:
+def _decode(message: memoryview, old: Graph, new: Graph) -> Found:
     wire = msgspec.msgpack.decode(message, type=_Wire)
     rebuilds = wire.rebuilds
-    named = [c.hash for c in _causing(rebuilds)] + [c.hash for c in rebuilds.cascades]
-    hashes = list(map(named.__getitem__, _read(wire.hashes)))
+    news, olds = list(new.nodes), list(old.nodes)
+    hashes = list(map(news.__getitem__, _read(wire.hashes)))
     ends = list(accumulate(_read(wire.lengths)))
     lists = list(map(tuple, map(hashes.__getitem__, map(slice, [0, *ends], ends))))
     causing = iter(map(lists.__getitem__, _read(wire.causing)))
-    listed = iter(map(lists.__getitem__, _read(wire.cascades)))
+    listed = iter(map(lists.__getitem__, _read(wire.listed)))
     triggers = tuple(
         replace(t, cascade=next(causing), cascade_build_only=next(causing))
         for t in rebuilds.triggers
@@ -107,9 +109,11 @@ def _decode(message: memoryview) -> Found:
         replace(b, cascade=next(causing), cascade_build_only=next(causing))
         for b in rebuilds.new_builds
     )
+    specs = list(map(news.__getitem__, _read(wire.cascades)))
+    names = map(_NAME, map(new.nodes.__getitem__, specs))
+    predecessors = map(olds.__getitem__, _read(wire.predecessors))
     # a cascade's four lists are the next four (`map` takes from its iterables in order)
-    columns = (map(attrgetter(field), rebuilds.cascades) for field in _NAMES)
-    cascades = tuple(map(Cascade, *columns, listed, listed, listed, listed))
+    cascades = tuple(map(Cascade, specs, names, predecessors, listed, listed, listed, listed))
     whole = replace(rebuilds, triggers=triggers, new_builds=new_builds, cascades=cascades)
     return whole, wire.notes
 
@@ -132,7 +136,10 @@ class CausesApart:
         self.cancel()
         self.graphs = (old, new)
         self.child = Forked(
-            lambda: rebuild_causes(old, new, missing=False), _encode, _decode, self._failed
+            lambda: rebuild_causes(old, new, missing=False),
+            lambda found: _encode(found, old, new),
+            lambda message: _decode(message, old, new),
+            self._failed,
         )
 
     def _failed(self, why: str) -> None:
