@@ -34,6 +34,7 @@ Nodes = Mapping[str, Node]
 # triggers gives each spec its own set (quadratic as sets, an eighth of a byte a pair as bits);
 # one object per distinct value: 10^5 specs share a few hundred.
 Reach = tuple[int, int, bool]
+Hashes = tuple[str, ...]
 _NAME, _DEPS = attrgetter("name"), attrgetter("deps")
 _BINARY, _EXTERNAL = attrgetter("binary"), attrgetter("external")
 _TRIGGERS, _LINKED, _LEAVES = itemgetter(0), itemgetter(1), itemgetter(2)
@@ -209,42 +210,34 @@ class _Reached:
 
 def _cascades(walk: _Walk, specs: list[str], pairs: Mapping[str, str], new: Nodes) -> list[Cascade]:
     """The rebuilt specs (sorted) that reach a trigger, each with its causes sorted and the
-    evidence one step down (`_Evidence`)."""
+    evidence one step down (`_evidence`)."""
     reaches = list(map(walk.reach.__getitem__, specs))
     ordered = {r[0]: walk.hashes(r[0]) for r in set(reaches)}
     caused = list(compress(specs, map(_TRIGGERS, reaches)))
     causes = map(ordered.__getitem__, filter(None, map(_TRIGGERS, reaches)))
-    names = map(_NAME, map(new.__getitem__, caused))
-    evidence = map(_Evidence(walk, caused), caused)
-    return [
-        Cascade(digest, name, pairs[digest], reached, *seen)
-        for digest, name, reached, seen in zip(caused, names, causes, evidence, strict=True)
-    ]
+    nodes = list(map(new.__getitem__, caused))
+    names, predecessors = map(_NAME, nodes), map(pairs.__getitem__, caused)
+    return list(map(Cascade, caused, names, predecessors, causes, *_evidence(walk, caused, nodes)))
 
 
-class _Evidence:
-    """What a cascade spec's new edges name one step down: the causes (`direct_causes`), the
+def _evidence(walk: _Walk, caused: list[str], nodes: list[Node]) -> tuple[Iterator[Hashes], ...]:
+    """What each cascade spec's new edges name one step down: the causes (`direct_causes`), the
     cascade specs with causes (`through`: the rest of its causes is theirs), and those of both
-    that only build edges name (`build_only`). An edge the walk left out (closing a cycle) is
-    left out here too, so following `through` down gives the causes the walk found and no
-    other. A few set operations in C a spec, over its edges."""
-
-    def __init__(self, walk: _Walk, caused: list[str]):
-        self.walk, self.cycles = walk, set(walk.cycles)
-        self.named = walk.triggers.union(caused)  # what an edge of evidence names
-
-    def __call__(self, digest: str) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
-        node = self.walk.new[digest]
-        named = self.named.intersection(node.deps)
-        if self.cycles:
-            named = {t for t in named if (digest, t) not in self.cycles}
-        direct = named.intersection(self.walk.triggers)
-        build = named.difference(compress(node.deps, self.walk.links(node)))
-        return _sorted(direct), _sorted(named.difference(direct)), _sorted(build)
-
-
-def _sorted(hashes: set[str]) -> tuple[str, ...]:
-    return tuple(sorted(hashes)) if hashes else ()
+    that only build edges name (`build_only`), each sorted. An edge the walk left out (closing
+    a cycle) is left out here too, so following `through` down gives the causes the walk found
+    and no other. A few set operations a spec, each a `map` in C over every spec."""
+    deps = list(map(_DEPS, nodes))
+    named = list(map(walk.triggers.union(caused).intersection, deps))
+    if walk.cycles:
+        cycles = set(walk.cycles)
+        named = [
+            {t for t in found if (digest, t) not in cycles}
+            for digest, found in zip(caused, named, strict=True)
+        ]
+    direct = list(map(walk.triggers.intersection, named))
+    through = map(set.difference, named, direct)
+    build = map(set.difference, named, map(compress, deps, map(walk.links, nodes)))
+    return tuple(map(tuple, map(sorted, found)) for found in (direct, through, build))
 
 
 _Caused = tuple[
