@@ -337,12 +337,24 @@ def check_log_truth(base: Path) -> str:
     return verdict(wrong, "gencat") + f" on all {len(truths)} steps"
 
 
+def index_files(base: Path) -> list[str]:
+    """The two index files (what the floor reads)."""
+    return [str(base / side / "build_cache" / "index.json") for side in ("v1", "v2")]
+
+
+def index_mirrors(base: Path) -> list[str]:
+    """The two sides as snapdiff is given them: mirror folders, whose index is each side's
+    `root` cache. Given as files, their place (`<mirror>/<stack>/build_cache/index.json`) would
+    name stacks `v1` and `v2`: a stack move of every spec, and no migration (SPEC 2a wants a
+    shared stack), which is neither genindex's ground truth nor the workload measured."""
+    return [str(base / side) for side in ("v1", "v2")]
+
+
 def check_index_truth(base: Path) -> str:
     """snapdiff's counts against genindex's ground truth: each spec genindex rebuilt (own change
     or cascade) is one spec removed and one added, paired as a rebuild, a version change or a
     migration; beside them, the new builds and the removed specs."""
-    arguments = [str(base / side / "build_cache" / "index.json") for side in ("v1", "v2")]
-    report = json.loads(report_of([*arguments, "--format", "json"], base))
+    report = json.loads(report_of([*index_mirrors(base), "--format", "json"], base))
     truth = json.loads((base / "truth.json").read_text())
     paired = ("rebuilt", "upgrade", "downgrade", "migration")
     ours = {
@@ -489,10 +501,9 @@ def long_log_commands(base: Path, cache: Path) -> dict[str, Command]:
 
 
 def index_commands(base: Path) -> dict[str, Command]:
-    sides = [str(base / side / "build_cache" / "index.json") for side in ("v1", "v2")]
     return {
-        "index floor": ([sys.executable, str(INDEXFLOOR), *sides], base, _nothing),
-        "snapdiff index pair": ([*snapdiff_command(), *sides], base, _nothing),
+        "index floor": ([sys.executable, str(INDEXFLOOR), *index_files(base)], base, _nothing),
+        "snapdiff index pair": ([*snapdiff_command(), *index_mirrors(base)], base, _nothing),
     }
 
 
@@ -550,11 +561,10 @@ def whole_catalogue(size: str, out: Path, cache: Path, runs: int) -> None:
     elif size == "index":
         base = generate_index(out)
         truth = check_index_truth(base)
-        sides = [str(base / side / "build_cache" / "index.json") for side in ("v1", "v2")]
-        stable = same_bytes(sides, base)
+        stable = same_bytes(index_mirrors(base), base)
         samples = bench(index_commands(base), runs)
         floor = "index floor"
-        megabytes = [Path(side).stat().st_size / 1e6 for side in sides]
+        megabytes = [Path(side).stat().st_size / 1e6 for side in index_files(base)]
         title = f"build-cache index pair, {INDEX_RECORDS} records a side ({megabytes[0]:.0f} MB,"
         title += f" {megabytes[1]:.0f} MB; synthetic: bench/genindex.py)"
     else:
