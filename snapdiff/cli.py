@@ -267,8 +267,8 @@ def _say_gates(gates: Sequence[GateOutcome]) -> None:
 
 
 def _usage_warnings(report: Report, args: argparse.Namespace) -> list[str]:
-    """Options that had no effect, and sides that look swapped."""
-    found = _unsized(args)
+    """Options that had no effect, sides that look swapped, or that name two stacks."""
+    found = [*_unsized(args), *_lone_stacks(args)]
     old, new = report.old.date, report.new.date
     if old and new and datetime.fromisoformat(new) < datetime.fromisoformat(old):
         ids = short_commit(report.new.commit or ""), short_commit(report.old.commit or "")
@@ -277,6 +277,33 @@ def _usage_warnings(report: Report, args: argparse.Namespace) -> list[str]:
             f"({ids[1]}, {old[:10]}): are OLD and NEW swapped?"
         )
     return found
+
+
+def _lone_stacks(args: argparse.Namespace) -> list[str]:
+    """Two lone indexes whose places name two stacks (`old/build_cache/index.json` against
+    `new/build_cache/index.json`): one stack is said removed and the other added, and no
+    configuration migrates (SPEC 2a pairs only configurations that share a stack); said, with
+    the way to read both as one stack."""
+    from .sources import LoadOptions
+    from .sources.kinds import kind_of
+
+    sides = (args.old, args.new)
+    if args.stack_name or args.new is None:
+        return []
+    kinds = [kind_of(side, LoadOptions()) for side in sides]
+    if any(kind is None or kind.name != "build-cache index" for kind in kinds):
+        return []
+    from .sources.mirror.index import lone_stack
+
+    stacks = [lone_stack(side, None) for side in sides]
+    if stacks[0] == stacks[1]:
+        return []
+    return [
+        f"{printable(args.old)} and {printable(args.new)} are read as the stacks {stacks[0]} and"
+        f" {stacks[1]} (from their places, <mirror>/<stack>/build_cache/index.json), so the"
+        " report says one removed and the other added: give --stack-name NAME to read both as"
+        " one stack"
+    ]
 
 
 def _unsized(args: argparse.Namespace) -> list[str]:

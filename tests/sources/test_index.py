@@ -67,6 +67,38 @@ def test_records_become_catalogue_specs(path: str, expected: dict[str, Any]) -> 
         assert spec.variants == ("build_system=generic",)  # flags are not variants
 
 
+def test_two_lone_indexes_in_two_stacks_are_said_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `old/build_cache/index.json` against `new/build_cache/index.json`: their places name
+    # stacks `old` and `new`, one said removed and the other added; the way out is said
+    sides = []
+    for side, data in (("old", V7), ("new", V8)):
+        index = tmp_path / side / "build_cache" / "index.json"
+        index.parent.mkdir(parents=True)
+        shutil.copy(data, index)
+        sides.append(str(index))
+    assert main([*sides, "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    stacks = {s["name"]: s["status"] for s in json.loads(captured.out)["stacks"]}
+    assert stacks == {"old": "removed", "new": "added"}
+    assert (
+        f"snapdiff: warning: {sides[0]} and {sides[1]} are read as the stacks old and new (from"
+        " their places, <mirror>/<stack>/build_cache/index.json), so the report says one"
+        " removed and the other added: give --stack-name NAME to read both as one stack\n"
+    ) in captured.err
+    assert main([*sides, "--stack-name", "e4s", "--format", "json"]) == 0
+    assert "are read as the stacks" not in capsys.readouterr().err
+    same = []  # two snapshots of one stack, each in its place
+    for side, data in (("a", V7), ("b", V8)):
+        index = tmp_path / side / "e4s" / "build_cache" / "index.json"
+        index.parent.mkdir(parents=True)
+        shutil.copy(data, index)
+        same.append(str(index))
+    assert main([*same, "--format", "json"]) == 0
+    assert "are read as the stacks" not in capsys.readouterr().err
+
+
 def test_two_indexes_of_one_stack(capsys: pytest.CaptureFixture[str]) -> None:
     assert main([V7, V8, "--stack-name", "e4s", "--format", "json"]) == 0
     data = json.loads(capsys.readouterr().out)
