@@ -8,7 +8,7 @@ from __future__ import annotations
 from array import array
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from itertools import accumulate, chain
+from itertools import accumulate, chain, starmap
 from operator import attrgetter
 
 import msgspec
@@ -29,7 +29,8 @@ class _Wire(msgspec.Struct, array_like=True, gc=False):
     there), 4 bytes where a hash is 32 and a string of its own once decoded; each distinct list
     of hashes once, and each record's lists as numbers into those. A ladder of triggers has
     quadratically many cause->spec facts, but the specs of one reach share their list of causes,
-    and most evidence lists are empty: 204,000 cascades send a few thousand lists."""
+    and most evidence lists are empty: the 200,000-record index pair's 204,074 cascade specs
+    have 816,296 lists, 171,789 of them distinct."""
 
     rebuilds: Rebuilds  # its triggers' and new builds' lists emptied, and no cascades
     notes: tuple[str, ...]
@@ -95,12 +96,12 @@ def _encode(found: Found, old: Graph, new: Graph) -> bytes:
 def _decode(message: memoryview, old: Graph, new: Graph) -> Found:
     wire = msgspec.msgpack.decode(message, type=_Wire)
     rebuilds = wire.rebuilds
-    news, olds = list(new.nodes), list(old.nodes)
-    hashes = list(map(news.__getitem__, _read(wire.hashes)))
+    new_hashes, old_hashes = list(new.nodes), list(old.nodes)
+    hashes = list(map(new_hashes.__getitem__, _read(wire.hashes)))
     ends = list(accumulate(_read(wire.lengths)))
     lists = list(map(tuple, map(hashes.__getitem__, map(slice, [0, *ends], ends))))
-    causing = iter(map(lists.__getitem__, _read(wire.causing)))
-    listed = iter(map(lists.__getitem__, _read(wire.listed)))
+    causing = map(lists.__getitem__, _read(wire.causing))
+    listed = map(lists.__getitem__, _read(wire.listed))
     triggers = tuple(
         replace(t, cascade=next(causing), cascade_build_only=next(causing))
         for t in rebuilds.triggers
@@ -109,11 +110,15 @@ def _decode(message: memoryview, old: Graph, new: Graph) -> Found:
         replace(b, cascade=next(causing), cascade_build_only=next(causing))
         for b in rebuilds.new_builds
     )
-    specs = list(map(news.__getitem__, _read(wire.cascades)))
+    if next(causing, None) is not None:
+        raise ValueError("more lists of causes than causes")  # the work is then done here
+    specs = list(map(new_hashes.__getitem__, _read(wire.cascades)))
     names = map(_NAME, map(new.nodes.__getitem__, specs))
-    predecessors = map(olds.__getitem__, _read(wire.predecessors))
-    # a cascade's four lists are the next four (`map` takes from its iterables in order)
-    cascades = tuple(map(Cascade, specs, names, predecessors, listed, listed, listed, listed))
+    predecessors = map(old_hashes.__getitem__, _read(wire.predecessors))
+    # a cascade's four lists are the next four (`zip` takes from its iterables in order), and
+    # as many as the cascades (`strict`: else the work is done here)
+    fields = zip(specs, names, predecessors, listed, listed, listed, listed, strict=True)
+    cascades = tuple(starmap(Cascade, fields))
     whole = replace(rebuilds, triggers=triggers, new_builds=new_builds, cascades=cascades)
     return whole, wire.notes
 

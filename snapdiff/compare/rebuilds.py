@@ -225,7 +225,8 @@ def _evidence(walk: _Walk, caused: list[str], nodes: list[Node]) -> tuple[Iterat
     cascade specs with causes (`through`: the rest of its causes is theirs), and those of both
     that only build edges name (`build_only`), each sorted. An edge the walk left out (closing
     a cycle) is left out here too, so following `through` down gives the causes the walk found
-    and no other. A few set operations a spec, each a `map` in C over every spec."""
+    and no other. A few set operations a spec, each a `map` in C over every spec (but for the
+    edges closing a cycle, rare, left out a spec at a time)."""
     deps = list(map(_DEPS, nodes))
     named = list(map(walk.triggers.union(caused).intersection, deps))
     if walk.cycles:
