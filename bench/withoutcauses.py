@@ -5,8 +5,9 @@ Usage: python bench/withoutcauses.py OLD NEW [snapdiff options...]
 
 The command as `python -m snapdiff` runs it (its forked children included), except that working
 out why specs were rebuilt (`compare.rebuilds.rebuild_causes`, in the causes' child with
-`--jobs 2`) finds nothing: what everything else costs, so that a run's wall time minus this one's
-is what the causes add to it. The report it writes says no rebuild causes: never use it but to
+`--jobs 2`) finds nothing: what everything else costs (the report then has no causes to render
+either), so that a run's wall time minus this one's is what the causes, worked out and said, add
+to it. The report it writes says no rebuild causes: never use it but to
 time.
 """
 
