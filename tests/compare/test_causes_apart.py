@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 from subprocess import PIPE
 
+import msgspec
 import pytest
 from clirun import V1, V2
 from forks import no_child_left
@@ -145,6 +146,14 @@ def test_the_causes_travel_whole_their_lists_shared_or_empty() -> None:
     rebuilds = Rebuilds((trigger, quiet), cascades, ("h" * 32,), (), (), (built,))
     message = causesapart._encode((rebuilds, ("a note",)), old, new)
     assert causesapart._decode(memoryview(message), old, new) == (rebuilds, ("a note",))
+    # a message whose lists and records disagree in number is unreadable (the work is then
+    # done here), never read short
+    wire = msgspec.msgpack.decode(message, type=causesapart._Wire)
+    for field in ("listed", "causing"):
+        for changed in (getattr(wire, field)[:-4], getattr(wire, field) * 2):
+            bad = msgspec.msgpack.encode(msgspec.structs.replace(wire, **{field: changed}))
+            with pytest.raises((ValueError, RuntimeError)):
+                causesapart._decode(memoryview(bad), old, new)
 
 
 def test_one_job_forks_nothing_and_gives_the_same_bytes(forks: list[int]) -> None:
