@@ -6,16 +6,13 @@ dependencies, which need no walk, are found here meanwhile."""
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
-from itertools import accumulate, chain, starmap
-from operator import attrgetter
 
 import msgspec
 
 from ..forked import Forked, Told
-from ..model import Graph, Node
-from ..report import Cascade, Rebuilds
+from ..model import Graph
+from ..report import Cascade, NewBuild, Rebuilds, Trigger
 from .rebuilds import missing_dependencies, rebuild_causes
 
 __all__ = ["CausesApart", "Found"]
@@ -24,101 +21,101 @@ Found = tuple[Rebuilds, tuple[str, ...]]  # the causes, and warnings of the walk
 
 
 class _Wire(msgspec.Struct, array_like=True, gc=False):
-    """The causes as they travel: every hash as a number, its record's place among its side's
-    records (the child is a fork of this process: both sides' records are in the same order
-    there), 4 bytes where a hash is 32 and a string of its own once decoded; each distinct list
-    of hashes once, and each record's lists as numbers into those. A ladder of triggers has
-    quadratically many cause->spec facts, but the specs of one reach share their list of causes,
-    and most evidence lists are empty: the 200,000-record index pair's 204,074 cascade specs
-    have 816,296 lists, 171,789 of them distinct."""
+    """The causes as they travel: each cause->spec fact as 4 bytes, a number in the `cascades`
+    (or the causes) list, not a hash (a ladder of triggers has quadratically many facts, and
+    a hash decoded is a string of its own each time)."""
 
-    rebuilds: Rebuilds  # its triggers' and new builds' lists emptied, and no cascades
+    rebuilds: Rebuilds  # its triggers', new builds' and cascades' lists emptied
     notes: tuple[str, ...]
-    cascades: bytes  # each cascade spec's place among NEW's records
-    predecessors: bytes  # its predecessor's among OLD's
-    lengths: bytes  # the distinct lists' lengths
-    hashes: bytes  # their hashes (places among NEW's records), one list after the other
-    # numbers into the distinct lists: each trigger's, then each new build's, cascade and
-    # build-only part; each cascade's causes, direct causes, `through` and `build_only`
-    causing: bytes
-    listed: bytes
+    cascade: list[bytes]  # a trigger's cascade, then a new build's: numbers in `cascades`
+    build_only: list[bytes]
+    causes: list[bytes]  # a cascade's causes: numbers in triggers, then new builds
+    # a cascade's evidence one step down: its direct causes numbered as `causes` are, the specs
+    # it goes through as `cascade`'s, and those of both named by build edges only numbered in
+    # the causes, then the cascades
+    direct_causes: list[bytes]
+    through: list[bytes]
+    named_by_build: list[bytes]
+
+
+def _numbers(hashes: tuple[str, ...], number: dict[str, int]) -> bytes:
+    return array("I", map(number.__getitem__, hashes)).tobytes()
+
+
+def _hashes(numbers: bytes, hashes: list[str]) -> tuple[str, ...]:
+    found = array("I")
+    found.frombytes(numbers)
+    return tuple(map(hashes.__getitem__, found))
 
 
 def _emptied(found: Rebuilds) -> Rebuilds:
-    """The records with their lists of hashes and the cascades left out (sent as numbers)."""
+    """The records with their lists of facts left out (they travel as numbers)."""
     return replace(
         found,
         triggers=tuple(replace(t, cascade=(), cascade_build_only=()) for t in found.triggers),
         new_builds=tuple(replace(b, cascade=(), cascade_build_only=()) for b in found.new_builds),
-        cascades=(),
+        cascades=tuple(
+            Cascade(c.hash, c.name, c.predecessor, (), (), (), ()) for c in found.cascades
+        ),
     )
 
 
-_CAUSING = attrgetter("cascade", "cascade_build_only")
-_LISTS = attrgetter("causes", "direct_causes", "through", "build_only")  # a cascade's
-_HASH, _PREDECESSOR, _NAME = attrgetter("hash"), attrgetter("predecessor"), attrgetter("name")
-
-
-def _numbers(values: Iterable[int]) -> bytes:
-    return array("I", values).tobytes()
-
-
-def _read(numbers: bytes) -> array[int]:
-    found = array("I")
-    found.frombytes(numbers)
-    return found
-
-
-def _places(nodes: Mapping[str, Node]) -> Callable[[str], int]:
-    return {digest: at for at, digest in enumerate(nodes)}.__getitem__
-
-
-def _encode(found: Found, old: Graph, new: Graph) -> bytes:
+def _encode(found: Found) -> bytes:
     rebuilds, notes = found
-    causing = list(chain.from_iterable(map(_CAUSING, (*rebuilds.triggers, *rebuilds.new_builds))))
-    listed = list(chain.from_iterable(map(_LISTS, rebuilds.cascades)))
-    lists = dict.fromkeys(chain(causing, listed))  # each distinct list once, in C
-    at = {hashes: n for n, hashes in enumerate(lists)}.__getitem__
-    place = _places(new.nodes)
+    causing: tuple[Trigger | NewBuild, ...] = (*rebuilds.triggers, *rebuilds.new_builds)
+    number = {c.hash: n for n, c in enumerate(rebuilds.cascades)}
+    cause = {c.hash: n for n, c in enumerate(causing)}
+    either = cause | {digest: len(cause) + n for digest, n in number.items()}
     wire = _Wire(
         _emptied(rebuilds),
         notes,
-        _numbers(map(place, map(_HASH, rebuilds.cascades))),
-        _numbers(map(_places(old.nodes), map(_PREDECESSOR, rebuilds.cascades))),
-        _numbers(map(len, lists)),
-        _numbers(map(place, chain.from_iterable(lists))),
-        _numbers(map(at, causing)),
-        _numbers(map(at, listed)),
+        [_numbers(c.cascade, number) for c in causing],
+        [_numbers(c.cascade_build_only, number) for c in causing],
+        [_numbers(c.causes, cause) for c in rebuilds.cascades],
+        [_numbers(c.direct_causes, cause) for c in rebuilds.cascades],
+        [_numbers(c.through, number) for c in rebuilds.cascades],
+        [_numbers(c.build_only, either) for c in rebuilds.cascades],
     )
     return msgspec.msgpack.encode(wire)
 
 
-def _decode(message: memoryview, old: Graph, new: Graph) -> Found:
+def _decode(message: memoryview) -> Found:
     wire = msgspec.msgpack.decode(message, type=_Wire)
-    rebuilds = wire.rebuilds
-    new_hashes, old_hashes = list(new.nodes), list(old.nodes)
-    hashes = list(map(new_hashes.__getitem__, _read(wire.hashes)))
-    ends = list(accumulate(_read(wire.lengths)))
-    lists = list(map(tuple, map(hashes.__getitem__, map(slice, [0, *ends], ends))))
-    causing = map(lists.__getitem__, _read(wire.causing))
-    listed = map(lists.__getitem__, _read(wire.listed))
+    rebuilds, n = wire.rebuilds, len(wire.rebuilds.triggers)
+    specs = [c.hash for c in rebuilds.cascades]
+    causing = [c.hash for c in rebuilds.triggers] + [b.hash for b in rebuilds.new_builds]
+    lists = [
+        (_hashes(c, specs), _hashes(b, specs))
+        for c, b in zip(wire.cascade, wire.build_only, strict=True)
+    ]
+    either = causing + specs
+    cascades = tuple(
+        Cascade(
+            c.hash,
+            c.name,
+            c.predecessor,
+            _hashes(numbers, causing),
+            _hashes(direct, causing),
+            _hashes(through, specs),
+            _hashes(build, either),
+        )
+        for c, numbers, direct, through, build in zip(
+            rebuilds.cascades,
+            wire.causes,
+            wire.direct_causes,
+            wire.through,
+            wire.named_by_build,
+            strict=True,
+        )
+    )
     triggers = tuple(
-        replace(t, cascade=next(causing), cascade_build_only=next(causing))
-        for t in rebuilds.triggers
+        replace(t, cascade=c, cascade_build_only=b)
+        for t, (c, b) in zip(rebuilds.triggers, lists, strict=False)
     )
     new_builds = tuple(
-        replace(b, cascade=next(causing), cascade_build_only=next(causing))
-        for b in rebuilds.new_builds
+        replace(nb, cascade=c, cascade_build_only=b)
+        for nb, (c, b) in zip(rebuilds.new_builds, lists[n:], strict=True)
     )
-    if next(causing, None) is not None:
-        raise ValueError("more lists of causes than causes")  # the work is then done here
-    specs = list(map(new_hashes.__getitem__, _read(wire.cascades)))
-    names = map(_NAME, map(new.nodes.__getitem__, specs))
-    predecessors = map(old_hashes.__getitem__, _read(wire.predecessors))
-    # a cascade's four lists are the next four (`zip` takes from its iterables in order), and
-    # as many as the cascades (`strict`: else the work is done here)
-    fields = zip(specs, names, predecessors, listed, listed, listed, listed, strict=True)
-    cascades = tuple(starmap(Cascade, fields))
     whole = replace(rebuilds, triggers=triggers, new_builds=new_builds, cascades=cascades)
     return whole, wire.notes
 
@@ -141,10 +138,7 @@ class CausesApart:
         self.cancel()
         self.graphs = (old, new)
         self.child = Forked(
-            lambda: rebuild_causes(old, new, missing=False),
-            lambda found: _encode(found, old, new),
-            lambda message: _decode(message, old, new),
-            self._failed,
+            lambda: rebuild_causes(old, new, missing=False), _encode, _decode, self._failed
         )
 
     def _failed(self, why: str) -> None:

@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 from subprocess import PIPE
 
-import msgspec
 import pytest
 from clirun import V1, V2
 from forks import no_child_left
@@ -23,7 +22,7 @@ from snapdiff.compare import causesapart
 from snapdiff.compare.causesapart import CausesApart
 from snapdiff.compare.diff import diff_snapshots
 from snapdiff.errors import InputError
-from snapdiff.model import Filters, Graph, Node
+from snapdiff.model import Filters
 from snapdiff.render import render_json, render_markdown
 from snapdiff.report import Cascade, NewBuild, Rebuilds, Trigger
 from snapdiff.sources import LoadOptions, load_pair
@@ -110,22 +109,14 @@ def test_the_command_works_the_causes_out_apart(
     )
 
 
-def test_the_causes_travel_whole_their_lists_shared_or_empty() -> None:
-    # the wire numbers every hash by its record's place on its side, and every distinct list
-    # once: a list two cascades share, empty ones, a new build's cascade and build-only part,
-    # a trigger with none
-    def graph(*records: tuple[str, str]) -> Graph:
-        fields = ("1", "linux", "ubuntu24.04", "x86_64", "gcc@14", (), "", "", (), True, (), ())
-        return Graph({digest: Node(name, *fields) for digest, name in records}, {})
-
+def test_the_causes_travel_whole() -> None:
+    # what the golden cases lack: a new build with a cascade and a build-only part, lists two
+    # cascades share, empty ones, a trigger with no cascade
     a, b, c, t, q, n = (letter * 32 for letter in "abctqn")
-    x, y, z, p, r = (letter * 32 for letter in "xyzpr")
-    new = graph((q, "xz"), (n, "bzip2"), (c, "cmake"), (a, "cmake"), (t, "zlib"), (b, "ninja"))
-    old = graph((r, "xz"), (z, "cmake"), (p, "zlib"), (x, "cmake"), (y, "ninja"))
     trigger = Trigger(
         t,
         "zlib",
-        p,
+        "p" * 32,
         ("version",),
         (("version", "1"),),
         (("version", "2"),),
@@ -135,25 +126,16 @@ def test_the_causes_travel_whole_their_lists_shared_or_empty() -> None:
         (("cmake", 2), ("ninja", 1)),
         "2",
     )
-    quiet = Trigger(q, "xz", r, ("recipe",), (), (), (), (), ("root",))
+    quiet = Trigger(q, "xz", "r" * 32, ("recipe",), (), (), (), (), ("root",))
     built = NewBuild(n, "bzip2", "1.0", (a, b), (a,), ("root",), (("cmake", 1), ("ninja", 1)))
-    causes = (n, t)
     cascades = (
-        Cascade(a, "cmake", x, causes, (n,), (), (n,)),
-        Cascade(b, "ninja", y, causes, (t,), (a,), ()),
-        Cascade(c, "cmake", z, (t,), (), (b,), (b,)),
-    )  # fmt: skip
+        Cascade(a, "cmake", "x" * 32, (n, t), (n,), (), (n,)),
+        Cascade(b, "ninja", "y" * 32, (n, t), (t,), (a,), ()),
+        Cascade(c, "cmake", "z" * 32, (t,), (), (b,), (b,)),
+    )
     rebuilds = Rebuilds((trigger, quiet), cascades, ("h" * 32,), (), (), (built,))
-    message = causesapart._encode((rebuilds, ("a note",)), old, new)
-    assert causesapart._decode(memoryview(message), old, new) == (rebuilds, ("a note",))
-    # a message whose lists and records disagree in number is unreadable (the work is then
-    # done here), never read short
-    wire = msgspec.msgpack.decode(message, type=causesapart._Wire)
-    for field in ("listed", "causing"):
-        for changed in (getattr(wire, field)[:-4], getattr(wire, field) * 2):
-            bad = msgspec.msgpack.encode(msgspec.structs.replace(wire, **{field: changed}))
-            with pytest.raises((ValueError, RuntimeError)):
-                causesapart._decode(memoryview(bad), old, new)
+    message = causesapart._encode((rebuilds, ("a note",)))
+    assert causesapart._decode(memoryview(message)) == (rebuilds, ("a note",))
 
 
 def test_one_job_forks_nothing_and_gives_the_same_bytes(forks: list[int]) -> None:
