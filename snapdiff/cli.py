@@ -288,8 +288,8 @@ def _lone_stacks(args: argparse.Namespace) -> list[str]:
     from .sources.kinds import kind_of
 
     sides = (args.old, args.new)
-    if args.stack_name or args.new is None:
-        return []
+    if args.stack_name or args.new is None or not all(map(_json_file, sides)):
+        return []  # the kinds asked only of two JSON files: no folder looked into again
     kinds = [kind_of(side, LoadOptions()) for side in sides]
     if any(kind is None or kind.name != "build-cache index" for kind in kinds):
         return []
@@ -304,6 +304,10 @@ def _lone_stacks(args: argparse.Namespace) -> list[str]:
         " report says one removed and the other added: give --stack-name NAME to read both as"
         " one stack"
     ]
+
+
+def _json_file(arg: str) -> bool:
+    return arg.endswith(".json") and os.path.isfile(arg)
 
 
 def _unsized(args: argparse.Namespace) -> list[str]:
